@@ -1,0 +1,57 @@
+"""Distances typed by people or written in ruleset files: "500 m", "1.5km", "0.25 mi", "1000 ft"."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+METRES_PER_UNIT: dict[str, float] = {
+    "m": 1.0,
+    "km": 1000.0,
+    "mi": 1609.344,
+    "ft": 0.3048,
+    "yd": 0.9144,
+}
+
+_UNIT_ALIASES: dict[str, str] = {
+    "m": "m", "meter": "m", "meters": "m", "metre": "m", "metres": "m",
+    "km": "km", "kilometer": "km", "kilometers": "km", "kilometre": "km", "kilometres": "km",
+    "mi": "mi", "mile": "mi", "miles": "mi",
+    "ft": "ft", "foot": "ft", "feet": "ft", "'": "ft",
+    "yd": "yd", "yard": "yd", "yards": "yd",
+}
+
+_DISTANCE = re.compile(
+    r"^\s*(?P<num>\d+(?:[.,]\d+)?|\d+\s*/\s*\d+|\.\d+)\s*(?P<unit>[a-zA-Z']+)\s*$"
+)
+
+#: Longest distance anyone could ask about: half the Earth's circumference.
+MAX_DISTANCE_M = 20_037_509.0
+
+
+class DistanceError(ValueError):
+    """A distance could not be read; ``reason`` says why in a few plain words."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__(f"{text!r}: {reason}")
+        self.text = text
+        self.reason = reason
+
+
+def parse_distance(text: str) -> float:
+    """Return the distance in metres written in ``text`` (a number and a unit)."""
+    match = _DISTANCE.match(text or "")
+    if not match:
+        raise DistanceError(text, "expected a number and a unit such as 500m, 1.5km, 0.5mi or 300ft")
+    unit = _UNIT_ALIASES.get(match["unit"].lower())
+    if unit is None:
+        raise DistanceError(text, f"unknown unit {match['unit']!r}; use m, km, mi, ft or yd")
+    number = match["num"].replace(",", ".").replace(" ", "")
+    value = float(Fraction(number)) if "/" in number else float(number)
+    if not math.isfinite(value) or value <= 0:
+        raise DistanceError(text, "the distance must be more than zero")
+    metres = value * METRES_PER_UNIT[unit]
+    if metres > MAX_DISTANCE_M:
+        raise DistanceError(text, "no two places on Earth are that far apart")
+    return metres
