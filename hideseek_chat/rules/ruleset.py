@@ -209,7 +209,9 @@ class Ruleset:
     questions: tuple[QuestionDef, ...]
     cards: tuple[CardDef, ...]
     path: str = ""
-    _questions_by_id: dict[str, QuestionDef] = field(default_factory=dict, repr=False, compare=False)
+    _questions_by_id: dict[str, QuestionDef] = field(
+        default_factory=dict, repr=False, compare=False
+    )
     _cards_by_id: dict[str, CardDef] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

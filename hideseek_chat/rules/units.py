@@ -15,11 +15,26 @@ METRES_PER_UNIT: dict[str, float] = {
 }
 
 _UNIT_ALIASES: dict[str, str] = {
-    "m": "m", "meter": "m", "meters": "m", "metre": "m", "metres": "m",
-    "km": "km", "kilometer": "km", "kilometers": "km", "kilometre": "km", "kilometres": "km",
-    "mi": "mi", "mile": "mi", "miles": "mi",
-    "ft": "ft", "foot": "ft", "feet": "ft", "'": "ft",
-    "yd": "yd", "yard": "yd", "yards": "yd",
+    "m": "m",
+    "meter": "m",
+    "meters": "m",
+    "metre": "m",
+    "metres": "m",
+    "km": "km",
+    "kilometer": "km",
+    "kilometers": "km",
+    "kilometre": "km",
+    "kilometres": "km",
+    "mi": "mi",
+    "mile": "mi",
+    "miles": "mi",
+    "ft": "ft",
+    "foot": "ft",
+    "feet": "ft",
+    "'": "ft",
+    "yd": "yd",
+    "yard": "yd",
+    "yards": "yd",
 }
 
 _DISTANCE = re.compile(
@@ -43,7 +58,9 @@ def parse_distance(text: str) -> float:
     """Return the distance in metres written in ``text`` (a number and a unit)."""
     match = _DISTANCE.match(text or "")
     if not match:
-        raise DistanceError(text, "expected a number and a unit such as 500m, 1.5km, 0.5mi or 300ft")
+        raise DistanceError(
+            text, "expected a number and a unit such as 500m, 1.5km, 0.5mi or 300ft"
+        )
     unit = _UNIT_ALIASES.get(match["unit"].lower())
     if unit is None:
         raise DistanceError(text, f"unknown unit {match['unit']!r}; use m, km, mi, ft or yd")
