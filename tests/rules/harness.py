@@ -30,8 +30,11 @@ class Game:
 
     @classmethod
     def create(
-        cls, players: tuple[str, ...] = ("alice", "bob", "carol"), ruleset: str = "metric",
-        size: Size = Size.SMALL, seed: int = 7,
+        cls,
+        players: tuple[str, ...] = ("alice", "bob", "carol"),
+        ruleset: str = "metric",
+        size: Size = Size.SMALL,
+        seed: int = 7,
     ) -> Game:
         rules = load_ruleset(ruleset)
         state, decisions = new_game(rules, size, seed, players[0], players[0].title(), START)
