@@ -1,0 +1,3 @@
+from hideseek_chat.cli import main
+
+raise SystemExit(main())
