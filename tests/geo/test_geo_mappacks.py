@@ -299,3 +299,12 @@ def test_zip_feed_from_bytes_with_nested_folder() -> None:
         archive.writestr("feed/stop_times.txt", "trip_id,stop_id\nt,x\n")
     pack = import_gtfs(buffer.getvalue(), name="zip")
     assert [(s.id, s.routes) for s in pack.stations] == [("x", ("R",))]
+
+
+def test_geo_never_imports_chat_or_storage_libraries() -> None:
+    package = Path(__file__).resolve().parents[2] / "hideseek_chat" / "geo"
+    for source in package.rglob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        for banned in ("import telegram", "from telegram", "import sqlalchemy",
+                       "from sqlalchemy"):
+            assert banned not in text, f"{source.name} uses {banned}"
