@@ -28,7 +28,6 @@ from hideseek_chat.rules.state import (
     Mode,
     Phase,
     Player,
-    QuestionStatus,
 )
 
 CASTING_PHASES = frozenset({Phase.SEEKING, Phase.END_GAME})
@@ -376,7 +375,3 @@ def end_round_curses(state: GameState, now: datetime) -> None:
     for curse in state.round_curses():
         if curse.cleared_at is None:
             curse.cleared_at = now
-
-
-def pending_questions_exist(state: GameState) -> bool:
-    return any(q.status == QuestionStatus.PENDING for q in state.round_questions())

@@ -22,7 +22,6 @@ from hideseek_chat.rules.ruleset import (
     CATEGORY_ANSWERS,
     NULL_ANSWER,
     Category,
-    CurseEffect,
     QuestionDef,
     Ruleset,
 )
@@ -451,9 +450,8 @@ def randomize(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decisio
             "no unasked question of that category is left", key="error.randomize_none"
         )
     choice = rng(state).choice(candidates)
-    cancel(state, DeadlineKind.ANSWER_DUE, record.id)
-    cancel(state, DeadlineKind.ANSWER_REMINDER, record.id)
-    record.status = QuestionStatus.RANDOMIZED
+    # Closing the original also pauses the hider's clock if the window had already run out.
+    _close(state, ruleset, record, QuestionStatus.RANDOMIZED, now)
     new = Question(
         id=state.new_id(),
         round_number=record.round_number,
@@ -505,12 +503,3 @@ def cancel_open_questions(state: GameState, round_number: int) -> None:
     for record in state.round_questions(round_number):
         if record.status in (QuestionStatus.PENDING, QuestionStatus.TRAVELLING):
             record.status = QuestionStatus.CANCELLED
-
-
-def has_effect(state: GameState, ruleset: Ruleset, effect: CurseEffect) -> bool:
-    return any(
-        ruleset.card(c.def_id).curse is not None
-        and ruleset.card(c.def_id).curse.effect == effect  # type: ignore[union-attr]
-        and not c.no_effect
-        for c in state.round_curses()
-    )

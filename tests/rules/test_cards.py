@@ -231,3 +231,14 @@ def test_move_is_not_played_in_the_end_game() -> None:
     game.do(EndGameStarted(game.seekers[0]))
     with pytest.raises(WrongPhase):
         game.do(CardPlayed(game.hider, move))
+
+
+def test_a_late_randomize_still_pauses_the_hider_clock() -> None:
+    game = seeking()
+    card = game.give("randomize")
+    game.do(QuestionAsked(game.seekers[0], "radar-1km"))
+    game.advance(minutes=8)  # three minutes past the window
+    game.do(CardPlayed(game.hider, card))
+    late = [p for p in game.state.pauses if p.reason.value == "late_answer"]
+    assert len(late) == 1 and (late[0].end - late[0].start).total_seconds() == 180
+    assert game.state.pending_question().due_at == game.now + __import__("datetime").timedelta(minutes=5)
