@@ -316,6 +316,12 @@ def fix_zone(
     assert current is not None
     if state.phase == Phase.END_GAME and current.zone is not None:
         raise WrongPhase("the end game has begun: the zone stays", key="error.zone_end_game")
+    if player is not None and current.zone is not None and any(
+        q.asked_at >= current.zone.fixed_at for q in state.round_questions()
+    ):
+        # The hider may pick another station whose zone holds them, but not once the
+        # seekers have started asking about the zone they have.
+        raise WrongPhase("questions were asked about your zone: it stays", key="error.zone_locked")
     radius = size_rules(state, ruleset).zone_radius_m
     current.zone = Zone(station_ref, station_name, lat, lon, radius, now)
     # Private: the station is the hider's secret.

@@ -389,3 +389,14 @@ def test_teams_time_mode_lowest_seeking_time_wins() -> None:
     board = game.last("game.over")
     assert board["mode"] == "teams_time" and len(board["winners"]) >= 1
     assert board["rows"][0]["score"] == 20 * 60
+
+
+def test_the_hider_may_switch_station_only_before_questions_about_the_zone() -> None:
+    game = seeking()
+    game.do(ZoneFixed(game.hider, "stop-9", "Duck & 6th", 36.11, -97.06))
+    assert game.state.current_round.zone.station_ref == "stop-9"
+    with pytest.raises(NotAllowed):
+        game.do(ZoneFixed(game.seekers[0], "stop-3", "Elsewhere", 36.1, -97.0))
+    game.do(QuestionAsked(game.seekers[0], "radar-1km"))
+    with pytest.raises(WrongPhase):
+        game.do(ZoneFixed(game.hider, "stop-2", "Main & 6th", 36.1, -97.05))
