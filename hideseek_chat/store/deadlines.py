@@ -1,0 +1,65 @@
+"""Deadlines across games: what is due, and claiming one game's due deadlines.
+
+Deadline rows are part of each game's state (``deadlines`` table); this module only reads
+them across games for the scheduler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
+
+from hideseek_chat.rules.state import DeadlineKind
+from hideseek_chat.store.models import DeadlineRow, GameRow
+
+
+@dataclass(frozen=True)
+class DueDeadline:
+    game_id: int
+    deadline_id: int
+    kind: DeadlineKind
+    due_at: datetime
+
+
+def _open_due(now: datetime) -> Select[tuple[int, int, DeadlineKind, datetime | None]]:
+    return (
+        select(DeadlineRow.game_id, DeadlineRow.id, DeadlineRow.kind, DeadlineRow.due_at)
+        .where(DeadlineRow.done.is_(False), DeadlineRow.due_at <= now)
+        .order_by(DeadlineRow.due_at, DeadlineRow.game_id, DeadlineRow.id)
+    )
+
+
+class Deadlines:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def due(self, now: datetime) -> list[DueDeadline]:
+        """Open deadlines of every game due at ``now``, oldest first."""
+        return [DueDeadline(*row) for row in self.session.execute(_open_due(now))]
+
+    def next_due_at(self) -> datetime | None:
+        """When the earliest open deadline of any game falls due (to sleep until then)."""
+        return self.session.scalar(
+            select(func.min(DeadlineRow.due_at)).where(
+                DeadlineRow.done.is_(False), DeadlineRow.due_at.is_not(None)
+            )
+        )
+
+    def claim_next(self, now: datetime) -> DueDeadline | None:
+        """Lock the game owning the oldest due deadline and return that deadline.
+
+        On PostgreSQL the game row is taken ``FOR UPDATE SKIP LOCKED``: games another
+        process is working on are skipped, and the lock serializes this game's updates
+        until the unit of work ends. On SQLite the transaction already holds the write lock.
+        """
+        query = (
+            _open_due(now)
+            .join(GameRow, GameRow.id == DeadlineRow.game_id)
+            .limit(1)
+            .with_for_update(of=GameRow, skip_locked=True)
+        )
+        row = self.session.execute(query).first()
+        return None if row is None else DueDeadline(*row)

@@ -1,0 +1,70 @@
+"""The store's tables. Import ``Base.metadata`` from here to see all of them."""
+
+from hideseek_chat.store.models.base import Base
+from hideseek_chat.store.models.game import (
+    CatchRow,
+    ChatRow,
+    DeadlineRow,
+    GameRow,
+    HandBonusRow,
+    HideOrderRow,
+    PauseRow,
+    PendingCatchRow,
+    PlayerRow,
+    RestPeriodRow,
+    RoundRow,
+    SettingsRow,
+    TeamRow,
+    ZoneRow,
+)
+from hideseek_chat.store.models.log import EventRow, OutboxRow, PingRow, ProcessedUpdateRow
+from hideseek_chat.store.models.maps import (
+    FeatureRow,
+    MapKindRow,
+    MapPackRow,
+    MapRouteRow,
+    StationRouteRow,
+    StationRow,
+)
+from hideseek_chat.store.models.play import (
+    BannedQuestionRow,
+    CardRow,
+    CurseRow,
+    DrawCycleRow,
+    QuestionRow,
+    SuggestionRow,
+)
+
+__all__ = [
+    "BannedQuestionRow",
+    "Base",
+    "CardRow",
+    "CatchRow",
+    "ChatRow",
+    "CurseRow",
+    "DeadlineRow",
+    "DrawCycleRow",
+    "EventRow",
+    "FeatureRow",
+    "GameRow",
+    "HandBonusRow",
+    "HideOrderRow",
+    "MapKindRow",
+    "MapPackRow",
+    "MapRouteRow",
+    "OutboxRow",
+    "PauseRow",
+    "PendingCatchRow",
+    "PingRow",
+    "PlayerRow",
+    "ProcessedUpdateRow",
+    "QuestionRow",
+    "RestPeriodRow",
+    "RoundRow",
+    "SettingsRow",
+    "StationRouteRow",
+    "StationRow",
+    "SuggestionRow",
+    "TeamRow",
+    "ZoneRow",
+]

@@ -1,0 +1,130 @@
+"""Location pings: record them with the reads a ping needs, read the latest, purge old ones.
+
+A ping names the chat and the person (their channel ref); ``record`` finds the chat's
+current game, the player and the phase in one query and inserts the ping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from hideseek_chat.rules.state import Phase
+from hideseek_chat.store.models import ChatRow, GameRow, PingRow, PlayerRow
+
+
+@dataclass(frozen=True)
+class PingTarget:
+    """Whose ping it is: the game, the player in it and the game's phase."""
+
+    game_id: int
+    player_id: int
+    phase: Phase
+
+
+@dataclass(frozen=True)
+class Ping:
+    id: int
+    game_id: int
+    player_id: int
+    lat: float
+    lon: float
+    accuracy_m: float | None
+    source: str
+    forwarded: bool
+    at: datetime
+
+
+class Pings:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def target(self, chat_key: str, player_ref: str) -> PingTarget | None:
+        """The chat's current game, the active player ``player_ref`` in it, and its phase."""
+        current = (
+            select(func.max(GameRow.id))
+            .join(ChatRow, ChatRow.id == GameRow.chat_id)
+            .where(ChatRow.key == chat_key)
+            .scalar_subquery()
+        )
+        row = self.session.execute(
+            select(GameRow.id, PlayerRow.id, GameRow.phase)
+            .join(PlayerRow, PlayerRow.game_id == GameRow.id)
+            .where(GameRow.id == current, PlayerRow.ref == player_ref, PlayerRow.active)
+        ).first()
+        return None if row is None else PingTarget(*row)
+
+    def add(
+        self,
+        game_id: int,
+        player_id: int,
+        lat: float,
+        lon: float,
+        at: datetime,
+        accuracy_m: float | None = None,
+        source: str = "live",
+        forwarded: bool = False,
+    ) -> None:
+        self.session.add(
+            PingRow(
+                game_id=game_id,
+                player_id=player_id,
+                lat=lat,
+                lon=lon,
+                accuracy_m=accuracy_m,
+                source=source,
+                forwarded=forwarded,
+                at=at,
+            )
+        )
+
+    def record(
+        self,
+        chat_key: str,
+        player_ref: str,
+        lat: float,
+        lon: float,
+        at: datetime,
+        accuracy_m: float | None = None,
+        source: str = "live",
+        forwarded: bool = False,
+    ) -> PingTarget | None:
+        """Store a ping of ``player_ref`` in the chat's current game; None if not a player."""
+        found = self.target(chat_key, player_ref)
+        if found is not None:
+            self.add(found.game_id, found.player_id, lat, lon, at, accuracy_m, source, forwarded)
+        return found
+
+    def last(self, game_id: int, player_id: int, n: int = 1) -> list[Ping]:
+        """The player's ``n`` latest pings in the game, newest first."""
+        rows = self.session.scalars(
+            select(PingRow)
+            .where(PingRow.game_id == game_id, PingRow.player_id == player_id)
+            .order_by(PingRow.at.desc(), PingRow.id.desc())
+            .limit(n)
+        )
+        return [
+            Ping(
+                r.id,
+                r.game_id,
+                r.player_id,
+                r.lat,
+                r.lon,
+                r.accuracy_m,
+                r.source,
+                r.forwarded,
+                r.at,
+            )
+            for r in rows
+        ]
+
+    def purge(self, now: datetime, keep: timedelta) -> int:
+        """Delete the pings of games that ended more than ``keep`` before ``now``."""
+        ended = select(GameRow.id).where(
+            GameRow.ended_at.is_not(None), GameRow.ended_at <= now - keep
+        )
+        result = self.session.execute(delete(PingRow).where(PingRow.game_id.in_(ended)))
+        return int(result.rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,92 @@
+"""Retention and a person's right to erasure.
+
+``purge_pings`` deletes location pings a while after their game ended (run it
+periodically; ``config.ping_retention()`` reads the delay). ``delete_player_data`` erases
+one person across every game: their pings go, their player rows are anonymized (games keep
+their shape: questions and catches still point at a player, now nameless), and their ref and
+names are struck from the event log and the outbox.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, or_, select
+
+from hideseek_chat.store.models import EventRow, OutboxRow, PingRow, PlayerRow
+from hideseek_chat.store.serialize import dumps, loads
+from hideseek_chat.store.uow import UnitOfWorkFactory
+
+#: What an erased player's name becomes; the chat layer renders it as "a former player".
+ERASED_NAME = ""
+ERASED = "[erased]"
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """How many rows ``delete_player_data`` touched."""
+
+    players: int
+    pings: int
+    events: int
+    messages: int
+
+
+def purge_pings(uow_factory: UnitOfWorkFactory, now: datetime, keep: timedelta) -> int:
+    """Delete the pings of games that ended more than ``keep`` before ``now``; return how many."""
+    with uow_factory() as uow:
+        count = uow.pings.purge(now, keep)
+        uow.commit()
+    return count
+
+
+def _strike(value: Any, secrets: frozenset[str]) -> Any:
+    if isinstance(value, str):
+        return ERASED if value in secrets else value
+    if isinstance(value, list):
+        return [_strike(v, secrets) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_strike(v, secrets) for v in value)
+    if isinstance(value, dict):
+        return {k: _strike(v, secrets) for k, v in value.items()}
+    return value
+
+
+def delete_player_data(uow_factory: UnitOfWorkFactory, player_ref: str) -> Erasure:
+    """Erase the person ``player_ref`` (e.g. ``tg:12345``) from every game, in one transaction."""
+    with uow_factory() as uow:
+        session = uow.session
+        players = session.scalars(select(PlayerRow).where(PlayerRow.ref == player_ref)).all()
+        names = {p.name for p in players if p.name}
+        secrets = frozenset({player_ref, *names})
+        pings = 0
+        for player in players:
+            result = session.execute(
+                delete(PingRow).where(
+                    PingRow.game_id == player.game_id, PingRow.player_id == player.id
+                )
+            )
+            pings += int(result.rowcount)  # type: ignore[attr-defined]
+            player.ref = f"erased:{player.game_id}:{player.id}"
+            player.name = ERASED_NAME
+        games = {p.game_id for p in players}
+        patterns = [EventRow.actor_ref == player_ref]
+        patterns += [EventRow.payload.contains(s) for s in secrets]
+        events = 0
+        query = select(EventRow).where(EventRow.game_id.in_(games), or_(*patterns))
+        for row in session.scalars(query):
+            if row.actor_ref == player_ref:
+                row.actor_ref = None
+            row.payload = dumps(_strike(loads(row.payload), secrets))
+            events += 1
+        messages = 0
+        if names:
+            matches = or_(*(OutboxRow.params.contains(n) for n in names))
+            query = select(OutboxRow).where(OutboxRow.game_id.in_(games), matches)
+            for message in session.scalars(query):
+                message.params = dumps(_strike(loads(message.params), secrets))
+                messages += 1
+        uow.commit()
+    return Erasure(len(players), pings, events, messages)

@@ -1,0 +1,174 @@
+"""Games as rows: create, load (optionally locked), save by diffing, look up by chat.
+
+A ``GameRepository`` lives inside one unit of work (one session). ``get``/``for_chat`` load
+a game's rows and remember them; ``save`` compares the rows a new state needs with those
+and inserts new rows, updates changed ones and deletes removed ones. It never commits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from hideseek_chat.rules.state import GameState
+from hideseek_chat.store.mapping import (
+    STATE_TABLES,
+    row_key,
+    row_values,
+    state_from_rows,
+    state_rows,
+)
+from hideseek_chat.store.models import Base, ChatRow, GameRow, SuggestionRow
+
+
+class GameNotFound(LookupError):
+    """No game for this chat (or id): the chat layer should offer /newgame."""
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    id: int
+    chat_key: str
+    state: GameState
+
+
+class GameRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._rows: dict[int, dict[type[Base], dict[tuple[Any, ...], Base]]] = {}
+
+    # ----- chats -----
+
+    def chat_id(self, chat_key: str, now: datetime) -> int:
+        """Return the chat's row id, creating the chat row on first use."""
+        found = self.session.scalar(select(ChatRow.id).where(ChatRow.key == chat_key))
+        if found is not None:
+            return found
+        chat = ChatRow(key=chat_key, created_at=now)
+        self.session.add(chat)
+        self.session.flush()
+        return chat.id
+
+    # ----- games -----
+
+    def create(self, chat_key: str, state: GameState, now: datetime) -> int:
+        """Insert a new game for the chat (it becomes the chat's current game); return its id."""
+        game = GameRow(chat_id=self.chat_id(chat_key, now), **_game_columns(state))
+        self.session.add(game)
+        self.session.flush()
+        self._rows[game.id] = {model: {} for model in STATE_TABLES}
+        self._rows[game.id][GameRow][()] = game
+        self.save(game.id, state)
+        return game.id
+
+    def current_id(self, chat_key: str, for_update: bool = False) -> int | None:
+        """Return the id of the chat's newest game; ``for_update`` locks its row until commit."""
+        query = (
+            select(GameRow.id)
+            .join(ChatRow, ChatRow.id == GameRow.chat_id)
+            .where(ChatRow.key == chat_key)
+            .order_by(GameRow.id.desc())
+            .limit(1)
+        )
+        if for_update:
+            query = query.with_for_update(of=GameRow)
+        return self.session.scalar(query)
+
+    def for_chat(self, chat_key: str, for_update: bool = False) -> LoadedGame | None:
+        """Load the chat's current game, or None when the chat never had one.
+
+        With ``for_update`` the game row stays locked until the unit of work ends, so
+        concurrent updates of one game run one after another (PostgreSQL; SQLite
+        transactions already hold the database's write lock).
+        """
+        game_id = self.current_id(chat_key, for_update=for_update)
+        if game_id is None:
+            return None
+        return LoadedGame(game_id, chat_key, self.get(game_id))
+
+    def lock(self, game_id: int, skip_locked: bool = False) -> bool:
+        """Lock the game's row until commit; with ``skip_locked`` return False if it is taken."""
+        query = select(GameRow.id).where(GameRow.id == game_id)
+        query = query.with_for_update(skip_locked=skip_locked)
+        return self.session.scalar(query) is not None
+
+    def get(self, game_id: int) -> GameState:
+        """Load a game's state from its rows; raise GameNotFound when there is no such game."""
+        loaded: dict[type[Base], dict[tuple[Any, ...], Base]] = {}
+        for model in STATE_TABLES:
+            id_column = model.id if model is GameRow else model.game_id  # type: ignore[attr-defined]
+            rows = self.session.scalars(
+                select(model).where(id_column == game_id).execution_options(populate_existing=True)
+            ).all()
+            loaded[model] = {row_key(model, row): row for row in rows}
+        if not loaded[GameRow]:
+            raise GameNotFound(game_id)
+        self._rows[game_id] = loaded
+        return state_from_rows({model: rows.values() for model, rows in loaded.items()})
+
+    def chat_key(self, game_id: int) -> str:
+        key = self.session.scalar(
+            select(ChatRow.key)
+            .join(GameRow, GameRow.chat_id == ChatRow.id)
+            .where(GameRow.id == game_id)
+        )
+        if key is None:
+            raise GameNotFound(game_id)
+        return key
+
+    def save(self, game_id: int, state: GameState) -> None:
+        """Write ``state`` over the game's rows: insert, update and delete only what changed."""
+        if game_id not in self._rows:
+            self.get(game_id)
+        have = self._rows[game_id]
+        for model, wanted in state_rows(game_id, state).items():
+            existing = have[model]
+            for key, values in wanted.items():
+                row = existing.get(key)
+                if row is None:
+                    row = model(**values)
+                    self.session.add(row)
+                    existing[key] = row
+                    continue
+                for name, value in values.items():
+                    if getattr(row, name) != value:
+                        setattr(row, name, value)
+            for key in existing.keys() - wanted.keys():
+                self.session.delete(existing.pop(key))
+        self.session.flush()
+
+    def suggest(
+        self, game_id: int, record_id: int, answer: str, detail: str | None, at: datetime
+    ) -> None:
+        """Record the automatic answer suggested for question record ``record_id``."""
+        row = self.session.get(SuggestionRow, (game_id, record_id))
+        if row is None:
+            self.session.add(
+                SuggestionRow(
+                    game_id=game_id,
+                    question_record_id=record_id,
+                    answer=answer,
+                    detail=detail,
+                    suggested_at=at,
+                )
+            )
+        else:
+            row.answer, row.detail, row.suggested_at = answer, detail, at
+        self.session.flush()
+
+    def suggestion(self, game_id: int, record_id: int) -> tuple[str, str | None] | None:
+        row = self.session.get(SuggestionRow, (game_id, record_id))
+        return None if row is None else (row.answer, row.detail)
+
+
+def _game_columns(state: GameState) -> dict[str, Any]:
+    values = state_rows(0, state)[GameRow][()]
+    values.pop("id")
+    return values
+
+
+__all__ = ["GameNotFound", "GameRepository", "LoadedGame", "row_values"]

@@ -1,0 +1,164 @@
+"""The unit of work: one session and one transaction per inbound event.
+
+Use it as a context manager; nothing is written unless ``commit()`` is called, and leaving
+the block without committing rolls back (cosmicpython's ``unit_of_work.py``)::
+
+    with UnitOfWork(session_factory) as uow:
+        game = uow.games.for_chat(chat_key, for_update=True)
+        new_state, decisions = apply(ruleset, game.state, event, now)
+        uow.games.save(game.id, new_state)
+        uow.events.append(game.id, event, now, update_id)
+        uow.outbox.add(game.id, decisions, now)
+        uow.updates.mark_processed(update_id, now, game.id)
+        uow.commit()
+
+``handle`` does exactly that, plus the redelivery check; ``start_game`` stores a new game.
+Repositories flush but never commit: only ``UnitOfWork.commit`` ends a transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from functools import lru_cache
+from types import TracebackType
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from hideseek_chat.rules import apply
+from hideseek_chat.rules.decisions import Decision
+from hideseek_chat.rules.events import Event
+from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
+from hideseek_chat.rules.state import GameState
+from hideseek_chat.store.deadlines import Deadlines
+from hideseek_chat.store.log import EventLog, Outbox, ProcessedUpdates
+from hideseek_chat.store.maps import MapPacks
+from hideseek_chat.store.pings import Pings
+from hideseek_chat.store.repository import GameNotFound, GameRepository
+
+RulesetLoader = Callable[[str], Ruleset]
+
+
+@lru_cache(maxsize=32)
+def cached_ruleset(name: str) -> Ruleset:
+    """Load a shipped ruleset by name once per process."""
+    return load_ruleset(name)
+
+
+class UnitOfWork:
+    """One session, one transaction; repositories as attributes while inside ``with``."""
+
+    games: GameRepository
+    events: EventLog
+    outbox: Outbox
+    updates: ProcessedUpdates
+    deadlines: Deadlines
+    pings: Pings
+    maps: MapPacks
+
+    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+        self.session_factory = session_factory
+
+    def __enter__(self) -> UnitOfWork:
+        self.session = self.session_factory()
+        self.games = GameRepository(self.session)
+        self.events = EventLog(self.session)
+        self.outbox = Outbox(self.session)
+        self.updates = ProcessedUpdates(self.session)
+        self.deadlines = Deadlines(self.session)
+        self.pings = Pings(self.session)
+        self.maps = MapPacks(self.session)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            self.rollback()
+        finally:
+            self.session.close()
+
+    def commit(self) -> None:
+        self.session.commit()
+
+    def rollback(self) -> None:
+        self.session.rollback()
+
+
+UnitOfWorkFactory = Callable[[], UnitOfWork]
+
+
+def handle(
+    uow_factory: UnitOfWorkFactory,
+    chat_key: str,
+    event: Event,
+    now: datetime,
+    update_id: str | None = None,
+    rulesets: RulesetLoader = cached_ruleset,
+) -> list[Decision]:
+    """Apply ``event`` to the chat's current game in one transaction; return the decisions.
+
+    Locks the game, skips an ``update_id`` already processed (returns ``[]``, changes
+    nothing), applies the event, then saves the state, logs the event, queues the decisions
+    in the outbox and records the update id, and commits. A ``RuleViolation`` rolls back and
+    propagates; so does ``GameNotFound`` when the chat has no game. Deliver the queued
+    decisions from the outbox after this returns, not the returned list, unless the caller
+    marks them sent itself.
+    """
+    with uow_factory() as uow:
+        game_id = uow.games.current_id(chat_key, for_update=True)
+        if game_id is None:
+            raise GameNotFound(chat_key)
+        if update_id is not None and uow.updates.is_processed(update_id):
+            return []
+        state = uow.games.get(game_id)
+        new_state, decisions = apply(rulesets(state.ruleset), state, event, now)
+        record_applied(uow, game_id, new_state, event, decisions, now, update_id)
+        uow.commit()
+    return decisions
+
+
+def start_game(
+    uow_factory: UnitOfWorkFactory,
+    chat_key: str,
+    state: GameState,
+    decisions: Iterable[Decision],
+    now: datetime,
+    update_id: str | None = None,
+) -> int | None:
+    """Store a game made by ``rules.new_game`` as the chat's current game; return its id.
+
+    The creation is logged as a ``GameCreated`` entry and its decisions queued. Returns None
+    (and changes nothing) when ``update_id`` was processed already.
+    """
+    with uow_factory() as uow:
+        if update_id is not None and uow.updates.is_processed(update_id):
+            return None
+        game_id = uow.games.create(chat_key, state, now)
+        admin = state.player(state.admin_player_id).ref if state.admin_player_id else None
+        uow.events.append_created(game_id, state, admin, now, update_id)
+        uow.outbox.add(game_id, decisions, now)
+        if update_id is not None:
+            uow.updates.mark_processed(update_id, now, game_id)
+        uow.commit()
+    return game_id
+
+
+def record_applied(
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    event: Event,
+    decisions: list[Decision],
+    now: datetime,
+    update_id: str | None,
+) -> None:
+    """Write an applied event's outcome: state, log entry, outbox, processed update id."""
+    uow.games.save(game_id, state)
+    uow.events.append(game_id, event, now, update_id)
+    uow.outbox.add(game_id, decisions, now)
+    if update_id is not None:
+        uow.updates.mark_processed(update_id, now, game_id)
