@@ -123,3 +123,11 @@ class Game:
         found = self.notes(key)
         assert found, f"no {key} notice"
         return found[-1].params
+
+
+def seeking(**kwargs: Any) -> Game:
+    """A begun game whose first hiding period is over and whose zone is fixed."""
+    game = Game.create(**kwargs)
+    game.begin()
+    game.to_seeking()
+    return game

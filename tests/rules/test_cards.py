@@ -20,14 +20,7 @@ from hideseek_chat.rules.events import (
 )
 from hideseek_chat.rules.ruleset import CardKind, Size
 from hideseek_chat.rules.state import CardZone, Phase, QuestionStatus
-from tests.rules.harness import Game
-
-
-def seeking(**kwargs) -> Game:
-    game = Game.create(**kwargs)
-    game.begin()
-    game.to_seeking()
-    return game
+from tests.rules.harness import Game, seeking
 
 
 def deck_order(seed: int) -> list[str]:

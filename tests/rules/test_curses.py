@@ -18,14 +18,7 @@ from hideseek_chat.rules.events import (
 )
 from hideseek_chat.rules.ruleset import CardKind, Category, Size
 from hideseek_chat.rules.state import CardZone
-from tests.rules.harness import Game
-
-
-def seeking(**kwargs) -> Game:
-    game = Game.create(**kwargs)
-    game.begin()
-    game.to_seeking()
-    return game
+from tests.rules.harness import Game, seeking
 
 
 def cast(game: Game, curse: str, **kwargs) -> dict:

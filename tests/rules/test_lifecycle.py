@@ -34,14 +34,7 @@ from hideseek_chat.rules.events import (
 )
 from hideseek_chat.rules.ruleset import CardKind, Size
 from hideseek_chat.rules.state import CardZone, Ending, Mode, Phase, Transport
-from tests.rules.harness import Game
-
-
-def seeking(**kwargs) -> Game:
-    game = Game.create(**kwargs)
-    game.begin()
-    game.to_seeking()
-    return game
+from tests.rules.harness import Game, seeking
 
 
 def catch(game: Game) -> None:

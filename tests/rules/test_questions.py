@@ -19,14 +19,7 @@ from hideseek_chat.rules.events import (
 )
 from hideseek_chat.rules.ruleset import Size
 from hideseek_chat.rules.state import DrawCycle, PauseReason, QuestionStatus
-from tests.rules.harness import Game
-
-
-def seeking(**kwargs) -> Game:
-    game = Game.create(**kwargs)
-    game.begin()
-    game.to_seeking()
-    return game
+from tests.rules.harness import Game, seeking
 
 
 def test_no_questions_during_the_hiding_period() -> None:
