@@ -57,3 +57,11 @@ def engine(database_url: str) -> Iterator[Engine]:
         yield engine
     finally:
         engine.dispose()
+
+
+@pytest.fixture
+def uow_factory(engine: Engine):  # type: ignore[no-untyped-def]
+    """Make a fresh unit of work on the test database."""
+    from hideseek_chat.store import unit_of_work_factory
+
+    return unit_of_work_factory(engine)
