@@ -82,7 +82,7 @@ def _untag(value: dict[str, Any]) -> Any:
 
 def dumps(value: Any) -> str:
     """Encode plain values (and datetimes, tuples, engine enums) as JSON text."""
-    return json.dumps(_tag(value), ensure_ascii=False, sort_keys=True, allow_nan=False)
+    return json.dumps(_tag(value), ensure_ascii=False, allow_nan=False)
 
 
 def loads(text: str) -> Any:
