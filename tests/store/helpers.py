@@ -40,7 +40,9 @@ def replay(
             assert fired.deadline_id == step.event.deadline_id, f"step {index}"
             assert list(fired.decisions) == list(step.decisions)
         else:
-            decisions = handle(uow_factory, chat, step.event, step.now, update_id=f"u{index}")
+            decisions = handle(
+                uow_factory, chat, step.event, step.now, update_id=f"{chat}:u{index}"
+            )
             assert decisions == list(step.decisions), f"step {index}"
 
 

@@ -67,7 +67,7 @@ def test_a_redelivered_update_is_ignored(engine: Engine, uow_factory: UnitOfWork
     before, rows = load(uow_factory), _rows(engine)
     for index, step in enumerate(script.steps):
         if not isinstance(step.event, DeadlineReached):
-            assert handle(uow_factory, CHAT, step.event, LATER, update_id=f"u{index}") == []
+            assert handle(uow_factory, CHAT, step.event, LATER, update_id=f"{CHAT}:u{index}") == []
     assert load(uow_factory) == before
     assert _rows(engine) == rows
 

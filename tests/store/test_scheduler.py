@@ -1,0 +1,122 @@
+"""Durable timers: due deadlines fire in order, also after a restart, across games."""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime, timedelta
+
+from hideseek_chat.rules import apply, due_deadlines, load_ruleset
+from hideseek_chat.rules.decisions import Decision
+from hideseek_chat.rules.events import DeadlineReached
+from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.store import Scheduler, UnitOfWorkFactory, make_engine, unit_of_work_factory
+from hideseek_chat.store.migrate import upgrade
+from tests.store.helpers import load, replay, start
+from tests.store.scenarios import Script, play
+
+
+def _in_memory(state: GameState, until: datetime) -> tuple[GameState, list[tuple[int, Decision]]]:
+    """What the engine alone does when the clock runs to ``until``: the reference."""
+    rules = load_ruleset(state.ruleset)
+    fired: list[tuple[int, Decision]] = []
+    while due := due_deadlines(state, until):
+        deadline = due[0]
+        assert deadline.due_at is not None
+        state, decisions = apply(rules, state, DeadlineReached(deadline.id), deadline.due_at)
+        fired += [(deadline.id, d) for d in decisions]
+        if not decisions:
+            fired.append((deadline.id, None))  # type: ignore[arg-type]
+    return state, fired
+
+
+def _middle_of_a_round(script: Script) -> int:
+    """The index of a step after which a round is under way with deadlines open."""
+    for index in range(len(script.steps) // 2, len(script.steps)):
+        state = script.steps[index].state
+        if state.phase == Phase.SEEKING and len(state.open_deadlines()) >= 2:
+            return index + 1
+    raise AssertionError("no step in the middle of a round")
+
+
+def test_due_deadlines_fire_in_order_like_the_engine_alone(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    script = play(3, steps=150, players=("alice", "bob", "carol", "dave"))
+    stop = _middle_of_a_round(script)
+    start(uow_factory, script)
+    replay(uow_factory, script, stop_at=stop)
+    state = script.steps[stop - 1].state
+    until = state.last_event_at + timedelta(hours=3)  # type: ignore[operator]
+    expected_state, expected = _in_memory(copy.deepcopy(state), until)
+    assert expected, "deadlines should fall due in three hours"
+
+    with uow_factory() as uow:
+        due = uow.deadlines.due(until)
+    assert [d.due_at for d in due] == sorted(d.due_at for d in due)
+    fired = Scheduler(uow_factory).run_due(until)
+    got = [(f.deadline_id, d) for f in fired for d in (f.decisions or (None,))]
+    assert got == expected
+    assert load(uow_factory) == expected_state
+    assert Scheduler(uow_factory).run_due(until) == []
+
+
+def test_after_a_restart_missed_deadlines_fire_in_order_and_nothing_is_lost(
+    database_url: str,
+) -> None:
+    script = play(3, steps=150, players=("alice", "bob", "carol", "dave"))
+    stop = _middle_of_a_round(script)
+    state = script.steps[stop - 1].state
+    down_until = state.last_event_at + timedelta(hours=2)  # type: ignore[operator]
+    expected_state, expected = _in_memory(copy.deepcopy(state), down_until)
+    assert len({deadline_id for deadline_id, _ in expected}) >= 2
+
+    # First run: migrate on start, play into the middle of a round, deliver some messages.
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    uow_factory = unit_of_work_factory(engine)
+    start(uow_factory, script)
+    replay(uow_factory, script, stop_at=stop)
+    with uow_factory() as uow:
+        pending_at_stop = [m.decision for m in uow.outbox.pending(limit=10_000)]
+        assert uow.deadlines.next_due_at() is not None
+    engine.dispose()  # the process stops; the clock runs on
+
+    # Second run: migrate again (nothing to do), catch up on the timers, send the outbox.
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    try:
+        uow_factory = unit_of_work_factory(engine)
+        fired = Scheduler(uow_factory).run_due(down_until)
+        assert [f.due_at for f in fired] == sorted(f.due_at for f in fired)
+        got = [(f.deadline_id, d) for f in fired for d in (f.decisions or (None,))]
+        assert got == expected
+        assert load(uow_factory) == expected_state
+        with uow_factory() as uow:
+            pending = [m.decision for m in uow.outbox.pending(limit=10_000)]
+        assert pending == pending_at_stop + [d for _, d in expected if d is not None]
+    finally:
+        engine.dispose()
+
+
+def _begun(script: Script) -> int:
+    return next(i for i, s in enumerate(script.steps) if s.state.phase == Phase.HIDING) + 1
+
+
+def test_deadlines_of_several_games_fire_oldest_first(uow_factory: UnitOfWorkFactory) -> None:
+    one, two = play(0, steps=20), play(1, steps=20, players=("alice", "bob", "carol", "dave"))
+    start(uow_factory, one, chat="tg:1")
+    start(uow_factory, two, chat="tg:2")
+    replay(uow_factory, one, stop_at=_begun(one), chat="tg:1")
+    replay(uow_factory, two, stop_at=_begun(two), chat="tg:2")
+    states = [s.steps[_begun(s) - 1].state for s in (one, two)]
+    until = max(s.last_event_at for s in states) + timedelta(hours=1)  # type: ignore[type-var]
+    expected = [_in_memory(copy.deepcopy(s), until) for s in states]
+
+    fired = Scheduler(uow_factory).run_due(until)
+    assert [f.due_at for f in fired] == sorted(f.due_at for f in fired)
+    with uow_factory() as uow:
+        ids = [uow.games.current_id(chat) for chat in ("tg:1", "tg:2")]
+    for game_id, chat, (state, decisions) in zip(ids, ("tg:1", "tg:2"), expected, strict=True):
+        got = [(f.deadline_id, d) for f in fired if f.game_id == game_id for d in f.decisions]
+        assert got == [(i, d) for i, d in decisions if d is not None]
+        assert load(uow_factory, chat) == state
