@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
@@ -38,24 +38,31 @@ class Ping:
     at: datetime
 
 
+# Pings are many and write-only: prebuilt Core statements skip statement construction and
+# the ORM's flush on the hot path (see bench/bench_store.py).
+_CURRENT_GAME = (
+    select(func.max(GameRow.id))
+    .join(ChatRow, ChatRow.id == GameRow.chat_id)
+    .where(ChatRow.key == bindparam("chat"))
+    .scalar_subquery()
+)
+_TARGET = (
+    select(GameRow.id, PlayerRow.id, GameRow.phase)
+    .join(PlayerRow, PlayerRow.game_id == GameRow.id)
+    .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
+)
+_INSERT = insert(PingRow.__table__)
+
+
 class Pings:
     def __init__(self, session: Session) -> None:
         self.session = session
 
     def target(self, chat_key: str, player_ref: str) -> PingTarget | None:
         """The chat's current game, the active player ``player_ref`` in it, and its phase."""
-        current = (
-            select(func.max(GameRow.id))
-            .join(ChatRow, ChatRow.id == GameRow.chat_id)
-            .where(ChatRow.key == chat_key)
-            .scalar_subquery()
-        )
-        row = self.session.execute(
-            select(GameRow.id, PlayerRow.id, GameRow.phase)
-            .join(PlayerRow, PlayerRow.game_id == GameRow.id)
-            .where(GameRow.id == current, PlayerRow.ref == player_ref, PlayerRow.active)
-        ).first()
-        return None if row is None else PingTarget(*row)
+        row = self.session.connection().execute(_TARGET, {"chat": chat_key, "ref": player_ref})
+        found = row.first()
+        return None if found is None else PingTarget(*found)
 
     def add(
         self,
@@ -68,17 +75,18 @@ class Pings:
         source: str = "live",
         forwarded: bool = False,
     ) -> None:
-        self.session.add(
-            PingRow(
-                game_id=game_id,
-                player_id=player_id,
-                lat=lat,
-                lon=lon,
-                accuracy_m=accuracy_m,
-                source=source,
-                forwarded=forwarded,
-                at=at,
-            )
+        self.session.connection().execute(
+            _INSERT,
+            {
+                "game_id": game_id,
+                "player_id": player_id,
+                "lat": lat,
+                "lon": lon,
+                "accuracy_m": accuracy_m,
+                "source": source,
+                "forwarded": forwarded,
+                "at": at,
+            },
         )
 
     def record(
