@@ -24,12 +24,19 @@ class DueDeadline:
     due_at: datetime
 
 
-def _open_due(now: datetime) -> Select[tuple[int, int, DeadlineKind, datetime | None]]:
+def _open_due(now: datetime) -> Select[int, int, DeadlineKind, datetime | None]:
     return (
         select(DeadlineRow.game_id, DeadlineRow.id, DeadlineRow.kind, DeadlineRow.due_at)
         .where(DeadlineRow.done.is_(False), DeadlineRow.due_at <= now)
         .order_by(DeadlineRow.due_at, DeadlineRow.game_id, DeadlineRow.id)
     )
+
+
+def _due(
+    game_id: int, deadline_id: int, kind: DeadlineKind, due_at: datetime | None
+) -> DueDeadline:
+    assert due_at is not None  # the query only selects deadlines with a due time
+    return DueDeadline(game_id, deadline_id, kind, due_at)
 
 
 class Deadlines:
@@ -38,7 +45,7 @@ class Deadlines:
 
     def due(self, now: datetime) -> list[DueDeadline]:
         """Open deadlines of every game due at ``now``, oldest first."""
-        return [DueDeadline(*row) for row in self.session.execute(_open_due(now))]
+        return [_due(*row) for row in self.session.execute(_open_due(now))]
 
     def next_due_at(self) -> datetime | None:
         """When the earliest open deadline of any game falls due (to sleep until then)."""
@@ -62,4 +69,4 @@ class Deadlines:
             .with_for_update(of=GameRow, skip_locked=True)
         )
         row = self.session.execute(query).first()
-        return None if row is None else DueDeadline(*row)
+        return None if row is None else _due(*row)

@@ -8,7 +8,7 @@ banned questions, catches, rest periods, previous zones) are keyed by their posi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -182,15 +182,16 @@ def _build(cls: type, values: Mapping[str, Any]) -> Any:
     return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
+def _sort_key(names: tuple[str, ...]) -> Callable[[Values], tuple[Any, ...]]:
+    return lambda values: tuple(values[name] for name in names)
+
+
 def state_from_rows(rows: Mapping[type[Base], Iterable[Base]]) -> GameState:
     """Rebuild a GameState from its rows (any order within a table)."""
-    table: dict[type[Base], list[Values]] = {
-        model: sorted(
-            (row_values(model, r) for r in rows.get(model, ())),
-            key=lambda v, m=model: tuple(v[k] for k in KEYS[m]),
-        )
-        for model in STATE_TABLES
-    }
+    table: dict[type[Base], list[Values]] = {}
+    for model in STATE_TABLES:
+        found = [row_values(model, r) for r in rows.get(model, ())]
+        table[model] = sorted(found, key=_sort_key(KEYS[model]))
     (game,) = table[GameRow]
     (settings_values,) = table[SettingsRow]
     settings = _build(Settings, settings_values)

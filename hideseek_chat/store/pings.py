@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
-from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy import Table, bindparam, delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
@@ -51,7 +52,7 @@ _TARGET = (
     .join(PlayerRow, PlayerRow.game_id == GameRow.id)
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
 )
-_INSERT = insert(PingRow.__table__)
+_INSERT = insert(cast(Table, PingRow.__table__))
 
 
 class Pings:

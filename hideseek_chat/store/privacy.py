@@ -84,8 +84,8 @@ def delete_player_data(uow_factory: UnitOfWorkFactory, player_ref: str) -> Erasu
         messages = 0
         if names:
             matches = or_(*(OutboxRow.params.contains(n) for n in names))
-            query = select(OutboxRow).where(OutboxRow.game_id.in_(games), matches)
-            for message in session.scalars(query):
+            outbox = select(OutboxRow).where(OutboxRow.game_id.in_(games), matches)
+            for message in session.scalars(outbox):
                 message.params = dumps(_strike(loads(message.params), secrets))
                 messages += 1
         uow.commit()
