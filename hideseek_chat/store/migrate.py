@@ -3,12 +3,14 @@
 ``upgrade(url)`` brings a database to the newest revision (the bot calls it on start;
 ``hideseek-chat db upgrade`` too); ``check(url)`` fails when the models and the migrations
 disagree (``alembic check``). The scripts live in the top-level ``migrations/`` folder of a
-checkout, or wherever ``HIDESEEK_MIGRATIONS`` points.
+checkout; an installed wheel carries them as data files in
+``<prefix>/share/hideseek_chat/migrations``; ``HIDESEEK_MIGRATIONS`` overrides both.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from alembic import command
@@ -24,7 +26,7 @@ def script_location() -> Path:
     package_root = Path(__file__).resolve().parents[1]  # .../hideseek_chat
     candidates += [
         package_root.parent / "migrations",  # a checkout or an editable install
-        package_root / "migrations",  # a wheel that ships the scripts inside the package
+        Path(sys.prefix) / "share" / "hideseek_chat" / "migrations",  # pip install .
     ]
     for candidate in candidates:
         if (candidate / "env.py").is_file():
