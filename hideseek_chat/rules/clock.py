@@ -17,6 +17,7 @@ from hideseek_chat.rules.state import (
     GameState,
     Pause,
     PauseReason,
+    QuestionStatus,
     Round,
 )
 
@@ -55,6 +56,15 @@ def hiding_seconds(state: GameState, round_: Round, now: datetime) -> float:
         return 0.0
     gross = (end - round_.seeking_started_at).total_seconds()
     pauses = [p for p in state.pauses if p.round_number in (None, round_.number)]
+    # An overdue question stops the clock from its due time on, not only once answered
+    # (then a LATE_ANSWER pause records it): otherwise the time would run back at the answer.
+    pauses += [
+        Pause(0, PauseReason.LATE_ANSWER, q.due_at, None, round_.number)
+        for q in state.questions
+        if q.round_number == round_.number
+        and q.status in (QuestionStatus.PENDING, QuestionStatus.CANCELLED)
+        and q.due_at is not None
+    ]
     return gross - paused_seconds(pauses, round_.seeking_started_at, end)
 
 

@@ -346,6 +346,8 @@ def test_teams_points_mode_removes_veto_and_randomize_and_rewards_the_other_team
     offered = game.state.cards_in(CardZone.OFFER, other_team)
     assert len(offered) == 2 and not game.state.cards_in(CardZone.OFFER, asker_team)
     game.do(CardsKept(other, (offered[0].id,)))
+    # answered in time: an overdue question would stop the clock for both teams
+    game.do(QuestionAnswered(game.hider, "no", record_id=game.state.questions[1].id))
     # both teams must find the hider; the faster gets the point
     game.advance(minutes=20)
     game.do(CatchClaimed(asker))
