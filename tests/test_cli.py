@@ -32,9 +32,19 @@ def test_unknown_ruleset_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -
 
 def test_config_reads_the_environment() -> None:
     config = Config.from_env({"HIDESEEK_CLOCK_SPEED": "60", "DATABASE_URL": "postgresql://x/y"})
-    assert config.clock_speed == 60 and config.effective_database_url == "postgresql://x/y"
+    assert config.clock_speed == 60
+    assert config.effective_database_url == "postgresql+psycopg://x/y"
     assert Config.from_env({}).effective_database_url.startswith("sqlite:///")
     with pytest.raises(ConfigError, match="HIDESEEK_CLOCK_SPEED"):
         Config.from_env({"HIDESEEK_CLOCK_SPEED": "fast"})
     with pytest.raises(ConfigError):
         Config.from_env({"HIDESEEK_CLOCK_SPEED": "0"})
+
+
+def test_db_upgrade_then_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HIDESEEK_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert main(["db", "upgrade"]) == 0
+    assert (tmp_path / "hideseek.sqlite3").is_file()
+    assert main(["db", "check"]) == 0
+    assert "agree" in capsys.readouterr().out

@@ -1,40 +1,31 @@
 """Where the database is and how to connect: ``DATABASE_URL`` or a SQLite file.
 
-``database_url()`` reads the environment once per call: ``DATABASE_URL`` when set (a
-``postgresql://`` URL is switched to the psycopg 3 driver), else a SQLite file
-``hideseek.sqlite3`` in ``HIDESEEK_DATA_DIR`` or the working directory. ``make_engine``
+``database_url()`` asks ``hideseek_chat.config`` (the one place that reads the environment):
+``DATABASE_URL`` when set (a ``postgresql://`` URL gets the psycopg 3 driver), else a SQLite
+file ``hideseek.sqlite3`` in ``HIDESEEK_DATA_DIR`` or the working directory. ``make_engine``
 sets the SQLite pragmas the store relies on (WAL, foreign keys, busy timeout) and makes every
 SQLite transaction ``BEGIN IMMEDIATE`` so read-modify-write units of work are serialized.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-SQLITE_FILE = "hideseek.sqlite3"
+from hideseek_chat.config import Config, ConfigError
+
 #: How long a SQLite writer waits for another one before failing (milliseconds).
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
-def database_url(environ: dict[str, str] | None = None) -> str:
-    """Return the database URL the application should use."""
-    env = os.environ if environ is None else environ
-    url = env.get("DATABASE_URL", "").strip()
-    if not url:
-        directory = Path(env.get("HIDESEEK_DATA_DIR", "") or ".")
-        return f"sqlite:///{directory / SQLITE_FILE}"
-    # Hosting platforms hand out postgres:// URLs; SQLAlchemy wants an explicit driver.
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
+def database_url(environ: Mapping[str, str] | None = None) -> str:
+    """Return the database URL the application should use (see ``hideseek_chat.config``)."""
+    return Config.from_env(environ).effective_database_url
 
 
 def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
@@ -73,17 +64,9 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-#: How long location pings are kept after their game ends, unless configured.
-DEFAULT_PING_RETENTION = timedelta(hours=24)
-
-
-def ping_retention(environ: dict[str, str] | None = None) -> timedelta:
-    """Read ``HIDESEEK_PING_RETENTION_HOURS`` (default 24): pings live this long after a game."""
-    env = os.environ if environ is None else environ
-    value = env.get("HIDESEEK_PING_RETENTION_HOURS", "").strip()
-    if not value:
-        return DEFAULT_PING_RETENTION
-    hours = float(value)
-    if hours < 0:
-        raise ValueError("HIDESEEK_PING_RETENTION_HOURS must not be negative")
-    return timedelta(hours=hours)
+def ping_retention(environ: Mapping[str, str] | None = None) -> timedelta:
+    """How long pings live after their game ends (``HIDESEEK_PING_RETENTION_HOURS``, 24)."""
+    try:
+        return Config.from_env(environ).ping_retention
+    except ConfigError as err:
+        raise ValueError(str(err)) from None
