@@ -6,7 +6,6 @@ wall clock is never read, and randomness comes from the game's seed.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from datetime import datetime
 
@@ -63,7 +62,7 @@ def apply(
         raise ValueError("now must be timezone-aware")
     if state.last_event_at is not None and now < state.last_event_at:
         now = state.last_event_at  # events may arrive out of order; time never runs back
-    new = copy.deepcopy(state)
+    new = state.clone()
     decisions = _dispatch(ruleset, new, event, now)
     new.last_event_at = now
     return new, decisions

@@ -6,6 +6,7 @@ copy and returns it; nothing in this module reads the clock or talks to the outs
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -291,6 +292,24 @@ class GameState:
     next_id: int = 1
     last_event_at: datetime | None = None
 
+    def clone(self) -> GameState:
+        """A copy whose records can be changed without touching this state.
+
+        Records are copied one level deep (their fields are immutable values), which is
+        much cheaper than ``copy.deepcopy``; the few nested containers are copied too.
+        """
+        new = copy.copy(self)
+        new.settings = copy.copy(self.settings)
+        new.settings.rest_periods = list(self.settings.rest_periods)
+        new.hide_order = list(self.hide_order)
+        new.pending_catch = copy.copy(self.pending_catch)
+        for name in _RECORD_LISTS:
+            setattr(new, name, [copy.copy(record) for record in getattr(self, name)])
+        for round_ in new.rounds:
+            round_.previous_zones = list(round_.previous_zones)  # Zones are never changed
+            round_.hand_limit_bonus = dict(round_.hand_limit_bonus)
+        return new
+
     # ----- lookups (read-only helpers used across the engine) -----
 
     def new_id(self) -> int:
@@ -395,3 +414,19 @@ class GameState:
             if not cycle.done and (team_id is None or cycle.team_id == team_id):
                 return cycle
         return None
+
+
+#: GameState fields that are lists of records (copied record by record in ``clone``).
+_RECORD_LISTS = (
+    "teams",
+    "players",
+    "rounds",
+    "cards",
+    "draws",
+    "questions",
+    "curses",
+    "banned",
+    "pauses",
+    "deadlines",
+    "catches",
+)
