@@ -278,18 +278,6 @@ def _seeker_curse(state: GameState, player: Player, curse_id: int) -> ActiveCurs
     return curse
 
 
-def active_clearable(
-    state: GameState, ruleset: Ruleset, player: Player, now: datetime
-) -> list[ActiveCurse]:
-    return [
-        c
-        for c in state.round_curses()
-        if is_active(c, now)
-        and is_clearable(rules_of(ruleset, c))
-        and c.target_team_id in (None, player.team_id)
-    ]
-
-
 def clear(
     state: GameState, ruleset: Ruleset, player: Player, curse_id: int, now: datetime
 ) -> list[Decision]:
@@ -341,13 +329,17 @@ def report_loss(
 def claim_penalty(
     state: GameState, ruleset: Ruleset, player: Player, curse_id: int, now: datetime
 ) -> list[Decision]:
-    if not state.is_hider(player.id) and state.settings.mode != Mode.TEAMS_POINTS:
+    points = state.settings.mode == Mode.TEAMS_POINTS
+    if not points and not state.is_hider(player.id):
         raise NotAllowed("only the hider claims a curse's bonus", key="error.only_hider")
     current = state.current_round
     try:
         curse = state.curse(curse_id)
     except KeyError:
         raise CardNotAvailable("there is no such curse", key="error.no_curse") from None
+    if points and (state.is_hider(player.id) or curse.target_team_id == player.team_id):
+        # Seeker teams curse each other: the team that cast it claims its bonus.
+        raise NotAllowed("the team that cast the curse claims its bonus", key="error.not_caster")
     if current is None or curse.round_number != current.number or curse.no_effect:
         raise CardNotAvailable("that curse is not in play", key="error.no_curse")
     if state.phase not in CASTING_PHASES:
@@ -359,8 +351,23 @@ def claim_penalty(
         raise CardNotAvailable("this curse's bonus was already awarded", key="error.penalty_taken")
     minutes = scaled_minutes(state, ruleset, rules.penalty_min)
     curse.penalties += 1
-    current.penalty_minutes += minutes
+    if not points:  # in the points mode it counts for the casting team (penalty_minutes_for)
+        current.penalty_minutes += minutes
     return [Notify(GROUP, "curse.penalty", {"curse": curse.def_id, "minutes": minutes})]
+
+
+def penalty_minutes_for(
+    state: GameState, ruleset: Ruleset, round_number: int, team_id: int
+) -> float:
+    """Points mode: bonus minutes a seeker team earned from curses it cast on the other."""
+    total = 0.0
+    for curse in state.curses:
+        if curse.round_number != round_number or curse.target_team_id in (None, team_id):
+            continue
+        rules = rules_of(ruleset, curse)
+        if rules.penalty_min is not None:
+            total += curse.penalties * scaled_minutes(state, ruleset, rules.penalty_min)
+    return total
 
 
 def expire(state: GameState, ruleset: Ruleset, curse_id: int, now: datetime) -> list[Decision]:

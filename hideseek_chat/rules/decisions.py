@@ -10,7 +10,8 @@ from typing import Any
 class AudienceKind(StrEnum):
     GROUP = "group"  # everyone in the game's group chat
     HIDERS = "hiders"  # the hiding team, privately
-    SEEKERS = "seekers"  # each seeker (or the seeker team ``team_id``), privately
+    SEEKERS = "seekers"  # every seeker, privately
+    TEAM = "team"  # the members of team ``team_id``, privately (a hand, an offer)
     PLAYER = "player"  # one player, privately
 
 
@@ -30,7 +31,8 @@ def to_player(player_id: int) -> Audience:
 
 
 def to_team(team_id: int) -> Audience:
-    return Audience(AudienceKind.SEEKERS, team_id=team_id)
+    """Only the members of ``team_id`` (the hider's team for their hand and offers)."""
+    return Audience(AudienceKind.TEAM, team_id=team_id)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hideseek_chat.rules.clock import rng
 from hideseek_chat.rules.decisions import Decision, Notify, to_team
-from hideseek_chat.rules.errors import CardNotAvailable, DrawPending, HandOverLimit
+from hideseek_chat.rules.errors import CardNotAvailable, HandOverLimit
 from hideseek_chat.rules.ruleset import CardDef, CardKind, PowerupEffect, Ruleset
 from hideseek_chat.rules.scale import scaled_minutes
 from hideseek_chat.rules.state import Card, CardZone, DrawCycle, GameState, Mode, Transport
@@ -105,14 +105,6 @@ def require_resolved_hand(state: GameState, ruleset: Ruleset, team_id: int) -> N
     if excess:
         raise HandOverLimit(
             f"the hand is {excess} over its limit: play or discard first", excess=excess
-        )
-
-
-def require_no_offer(state: GameState, team_id: int) -> None:
-    cycle = state.open_draw(team_id)
-    if cycle is not None and cycle.offered:
-        raise DrawPending(
-            f"choose {cycle.keep} of the drawn cards first", keep=cycle.keep, draw=cycle.draw
         )
 
 

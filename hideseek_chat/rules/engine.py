@@ -6,12 +6,20 @@ wall clock is never read, and randomness comes from the game's seed.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Callable
 from datetime import datetime
 
 from hideseek_chat.rules import curses, deck, lifecycle, powerups, questions
 from hideseek_chat.rules.decisions import GROUP, HIDERS, Decision, Notify
-from hideseek_chat.rules.errors import GamePausedError, NotAllowed, NotAPlayer, WrongPhase
+from hideseek_chat.rules.errors import (
+    GamePausedError,
+    NotAllowed,
+    NotAPlayer,
+    RuleViolation,
+    WrongPhase,
+)
 from hideseek_chat.rules.events import (
     CardDiscarded,
     CardPlayed,
@@ -62,10 +70,22 @@ def apply(
         raise ValueError("now must be timezone-aware")
     if state.last_event_at is not None and now < state.last_event_at:
         now = state.last_event_at  # events may arrive out of order; time never runs back
+    _require_finite(event)
     new = state.clone()
+    new.last_event_at = now  # timers scheduled while paused measure from this moment
     decisions = _dispatch(ruleset, new, event, now)
     new.last_event_at = now
     return new, decisions
+
+
+def _require_finite(event: Event) -> None:
+    """Numbers in events come from people and GPS: NaN and infinity are refused."""
+    for field in dataclasses.fields(event):
+        value = getattr(event, field.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise RuleViolation(
+                f"{field.name} is not a number", key="error.not_a_number", field=field.name
+            )
 
 
 def due_deadlines(state: GameState, now: datetime) -> list[Deadline]:

@@ -63,10 +63,6 @@ class HandOverLimit(RuleViolation):
     key = "error.hand_over_limit"
 
 
-class DrawPending(RuleViolation):
-    key = "error.draw_pending"
-
-
 class CardNotAvailable(RuleViolation):
     key = "error.card_not_available"
 

@@ -183,6 +183,7 @@ class CardPlayed(Event):
     seekers_distance_m: float | None = None  # nearest seeker, when the pins tell
     banned_question_ids: tuple[str, ...] = ()  # Drained Brain
     target_team_id: int | None = None  # two-team games: the team a curse targets
+    record_id: int | None = None  # Veto/Randomize: which open question (two-team games)
     extra: dict[str, str] = field(default_factory=dict, hash=False)
 
 

@@ -123,14 +123,15 @@ def leave(state: GameState, ruleset: Ruleset, player: Player, now: datetime) -> 
             decisions.append(Notify(GROUP, "game.new_admin", {"name": remaining[0].name}))
     if state.phase == Phase.SETUP:
         return decisions
+    current = state.current_round
+    done = current.number if current else 0
     if not state.team_players(player.team_id):
         # A team with nobody left gives up its future turns to hide.
-        current = state.current_round
-        done = current.number if current else 0
         state.hide_order = state.hide_order[:done] + [
             t for t in state.hide_order[done:] if t != player.team_id
         ]
-    if len(state.active_team_ids()) < 2 and state.phase != Phase.GAME_OVER:
+    no_turns_left = state.phase == Phase.HANDOVER and done >= len(state.hide_order)
+    if (len(state.active_team_ids()) < 2 or no_turns_left) and state.phase != Phase.GAME_OVER:
         decisions.extend(_finish_round_early(state, ruleset, Ending.ABANDONED, now))
     return decisions
 
@@ -217,7 +218,7 @@ def settings_summary(state: GameState) -> dict[str, Any]:
         "ruleset": state.ruleset,
         "rounds_per_team": s.rounds_per_team,
         "end_timer_min": s.end_timer_min,
-        "rest_periods": [f"{a}-{b}" for a, b in s.rest_periods],
+        "rest_periods": [list(pair) for pair in s.rest_periods],
         "transport": s.transport.value,
         "mode": s.mode.value,
         "global_scale": s.global_scale,
@@ -249,11 +250,12 @@ def begin(state: GameState, ruleset: Ruleset, player: Player, now: datetime) -> 
     if state.settings.end_timer_min:
         state.game_timer_at = now + timedelta(minutes=state.settings.end_timer_min)
         schedule(state, DeadlineKind.GAME_TIMER, state.game_timer_at)
-    _schedule_rest(state, now)
     decisions.extend(start_round(state, ruleset, now))
     window = active_rest_window(state.settings.rest_periods, state.settings.utc_offset_min, now)
     if window is not None:
-        decisions.extend(_rest_begins(state, now, window[1]))
+        decisions.extend(_rest_begins(state, now, window[1]))  # its end schedules the next
+    else:
+        _schedule_rest(state, now)
     return decisions
 
 
@@ -316,8 +318,10 @@ def fix_zone(
     assert current is not None
     if state.phase == Phase.END_GAME and current.zone is not None:
         raise WrongPhase("the end game has begun: the zone stays", key="error.zone_end_game")
-    if player is not None and current.zone is not None and any(
-        q.asked_at >= current.zone.fixed_at for q in state.round_questions()
+    if (
+        player is not None
+        and current.zone is not None
+        and any(q.asked_at >= current.zone.fixed_at for q in state.round_questions())
     ):
         # The hider may pick another station whose zone holds them, but not once the
         # seekers have started asking about the zone they have.
@@ -345,6 +349,10 @@ def start_end_game(state: GameState, player: Player | None, now: datetime) -> li
         raise WrongPhase("the end game starts while seeking", key="error.not_seeking")
     if state.is_paused:
         raise GamePausedError("the game is paused")
+    if player is not None and state.is_hider(player.id):
+        raise NotAllowed(
+            "the end game starts when the seekers enter the zone", key="error.only_seekers"
+        )
     current = state.current_round
     assert current is not None
     state.phase = Phase.END_GAME
@@ -421,7 +429,9 @@ def end_round(
     if state.settings.mode == Mode.TEAMS_POINTS:
         for catch in state.catches:
             if catch.round_number == current.number:
-                catch.bonus_minutes = deck.time_bonus_minutes(state, ruleset, catch.team_id)
+                catch.bonus_minutes = deck.time_bonus_minutes(
+                    state, ruleset, catch.team_id
+                ) + curses.penalty_minutes_for(state, ruleset, current.number, catch.team_id)
     for pause in state.pauses:
         if pause.end is None and pause.reason not in TIMER_PAUSES:
             pause.end = now

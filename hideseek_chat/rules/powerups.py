@@ -81,11 +81,12 @@ def _powerup(
         deck.require_resolved_hand(state, ruleset, team_id)
         if state.phase == Phase.MOVING:
             raise WrongPhase("no question is open while you move", key="error.moving")
-        questions.pending_for_hider(state, None)  # raises when nothing is pending
+        # Raises when no answer window is open (a thermometer under way has none yet).
+        questions.pending_for_hider(state, event.record_id, travelling=False)
         deck.move_card(state, card, CardZone.PLAYED)
         if effect == PowerupEffect.VETO:
-            return questions.veto(state, ruleset, now)
-        return questions.randomize(state, ruleset, now)
+            return questions.veto(state, ruleset, event.record_id, now)
+        return questions.randomize(state, ruleset, event.record_id, now)
     if effect == PowerupEffect.DISCARD_DRAW:
         others = {c.id for c in deck.hand(state, team_id) if c.id != card.id}
         chosen = set(event.discard_ids)

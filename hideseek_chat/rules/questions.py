@@ -94,7 +94,8 @@ def blocking_curse(
 ) -> ActiveCurse | None:
     """The active curse that keeps ``team_id`` from asking questions (or taking transit)."""
     for curse in state.round_curses():
-        if curse.cleared_at is not None or curse.no_effect:
+        if curse.cleared_at is not None or curse.no_effect or curse.expires_at is not None:
+            # Blocking curses have no duration: a timed curse never blocks questions.
             continue
         if (
             curse.target_team_id is not None
@@ -182,8 +183,6 @@ def check_can_ask(
         raise QuestionPending(
             "a question is still waiting for its answer", question=pending.question_id
         )
-    hider = state.hider_team_id()
-    assert hider is not None
     deck.require_resolved_hand(state, ruleset, reward_team(state, player.team_id))
     if not question.is_available(state.size):
         raise QuestionNotAvailable(
@@ -326,12 +325,16 @@ def finish_thermometer(
     ]
 
 
-def pending_for_hider(state: GameState, record_id: int | None) -> Question:
-    candidates = [
-        q
-        for q in state.round_questions()
-        if q.status in (QuestionStatus.PENDING, QuestionStatus.TRAVELLING)
-    ]
+def pending_for_hider(
+    state: GameState, record_id: int | None, *, travelling: bool = True
+) -> Question:
+    """The question the hider answers (``travelling``: a thermometer under way counts)."""
+    statuses = (
+        (QuestionStatus.PENDING, QuestionStatus.TRAVELLING)
+        if travelling
+        else (QuestionStatus.PENDING,)
+    )
+    candidates = [q for q in state.round_questions() if q.status in statuses]
     if record_id is not None:
         candidates = [q for q in candidates if q.id == record_id]
     if not candidates:
@@ -425,15 +428,19 @@ def _pay(state: GameState, ruleset: Ruleset, record: Question) -> list[Decision]
     return deck.offer_next(state, ruleset)
 
 
-def veto(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decision]:
-    record = pending_for_hider(state, None)
+def veto(
+    state: GameState, ruleset: Ruleset, record_id: int | None, now: datetime
+) -> list[Decision]:
+    record = pending_for_hider(state, record_id, travelling=False)
     _close(state, ruleset, record, QuestionStatus.VETOED, now)
     return [Notify(GROUP, "question.vetoed", {"question": record.question_id})]
 
 
-def randomize(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decision]:
+def randomize(
+    state: GameState, ruleset: Ruleset, record_id: int | None, now: datetime
+) -> list[Decision]:
     """Replace the pending question by a random unasked one of the same category."""
-    record = pending_for_hider(state, None)
+    record = pending_for_hider(state, record_id, travelling=False)
     asked = {q.question_id for q in state.round_questions() if q.status in ASKED}
     banned = banned_ids(state)
     candidates = [

@@ -7,6 +7,7 @@ from hideseek_chat.rules.errors import (
     CardNotAvailable,
     CostNotMet,
     HandOverLimit,
+    NoPendingQuestion,
     WrongPhase,
 )
 from hideseek_chat.rules.events import (
@@ -112,7 +113,7 @@ def test_veto_counts_as_asked_and_pays_nothing() -> None:
 def test_veto_needs_a_pending_question() -> None:
     game = seeking()
     veto = game.give("veto")
-    with pytest.raises(Exception, match="no question"):
+    with pytest.raises(NoPendingQuestion):
         game.do(CardPlayed(game.hider, veto))
     assert veto in game.hand()
 
@@ -222,8 +223,9 @@ def test_move_is_not_played_in_the_end_game() -> None:
     game = seeking()
     move = game.give("move")
     game.do(EndGameStarted(game.seekers[0]))
-    with pytest.raises(WrongPhase):
+    with pytest.raises(WrongPhase) as err:
         game.do(CardPlayed(game.hider, move))
+    assert err.value.key == "error.move_end_game"
 
 
 def test_a_late_randomize_still_pauses_the_hider_clock() -> None:
@@ -234,4 +236,6 @@ def test_a_late_randomize_still_pauses_the_hider_clock() -> None:
     game.do(CardPlayed(game.hider, card))
     late = [p for p in game.state.pauses if p.reason.value == "late_answer"]
     assert len(late) == 1 and (late[0].end - late[0].start).total_seconds() == 180
-    assert game.state.pending_question().due_at == game.now + __import__("datetime").timedelta(minutes=5)
+    assert game.state.pending_question().due_at == game.now + __import__("datetime").timedelta(
+        minutes=5
+    )

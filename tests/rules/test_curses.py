@@ -3,7 +3,14 @@
 import pytest
 
 from hideseek_chat.rules.clock import hiding_seconds
-from hideseek_chat.rules.errors import CardNotAvailable, CostNotMet, CurseBlocks, WrongPhase
+from hideseek_chat.rules.errors import (
+    CardNotAvailable,
+    CostNotMet,
+    CurseBlocks,
+    NotAllowed,
+    QuestionNotAvailable,
+    WrongPhase,
+)
 from hideseek_chat.rules.events import (
     CardPlayed,
     CardsKept,
@@ -85,7 +92,7 @@ def test_seekers_clear_a_curse_and_then_may_ask_again() -> None:
     params = cast(game, "luxury-car", confirmed=True)
     with pytest.raises(CurseBlocks):
         game.do(QuestionAsked(game.seekers[0], "radar-1km"))
-    with pytest.raises(Exception, match="seekers"):
+    with pytest.raises(NotAllowed, match="seekers"):
         game.do(CurseCleared(game.hider, params["curse_id"]))
     game.do(CurseCleared(game.seekers[0], params["curse_id"]))
     game.do(QuestionAsked(game.seekers[0], "radar-1km"))
@@ -119,7 +126,7 @@ def test_penalties_add_to_the_hiders_time_once_unless_repeatable() -> None:
     assert game.last("curse.penalty")["minutes"] == 30
     with pytest.raises(CardNotAvailable):
         game.do(CursePenaltyClaimed(game.hider, lemon["curse_id"]))
-    with pytest.raises(Exception, match="hider"):
+    with pytest.raises(NotAllowed, match="hider"):
         game.do(CursePenaltyClaimed(game.seekers[0], lemon["curse_id"]))
     game.do(CurseCleared(game.seekers[0], lemon["curse_id"]))
     # Endless Tumble's bonus may be earned again and again (each time the die hits someone).
@@ -243,7 +250,7 @@ def test_drained_brain_bans_three_questions_of_different_categories() -> None:
     assert game.hand() == []
     game.do(QuestionAnswered(game.hider, "yes"))
     game.do(CardsKept(game.hider, (game.offer()[0],)))
-    with pytest.raises(Exception) as banned:
+    with pytest.raises(QuestionNotAvailable) as banned:
         game.do(QuestionAsked(game.seekers[0], "matching-zoo"))
     assert banned.value.key == "error.question_banned"
 

@@ -442,8 +442,13 @@ class Run:
             if not isinstance(decision, Notify):
                 continue
             to = decision.to
-            public = to.kind == AudienceKind.GROUP or (
-                to.kind == AudienceKind.SEEKERS and to.team_id != hider_team
+            # Everything but the hider's own team (or one of its players) counts as public.
+            public = to.kind in (AudienceKind.GROUP, AudienceKind.SEEKERS) or (
+                to.kind == AudienceKind.TEAM and to.team_id != hider_team
+            ) or (
+                to.kind == AudienceKind.PLAYER
+                and to.player_id is not None
+                and self.state.player(to.player_id).team_id != hider_team
             )
             if not public:
                 continue

@@ -4,8 +4,10 @@ import pytest
 
 from hideseek_chat.rules.clock import hiding_seconds
 from hideseek_chat.rules.errors import (
+    CardNotAvailable,
     CurseBlocks,
     InvalidAnswer,
+    NoPendingQuestion,
     NotAllowed,
     QuestionNotAvailable,
     QuestionPending,
@@ -25,8 +27,9 @@ from tests.rules.harness import Game, seeking
 def test_no_questions_during_the_hiding_period() -> None:
     game = Game.create()
     game.begin()
-    with pytest.raises(WrongPhase):
+    with pytest.raises(WrongPhase) as err:
         game.do(QuestionAsked(game.seekers[0], "radar-1km"))
+    assert err.value.key == "error.not_seeking"
 
 
 def test_one_question_at_a_time_and_only_seekers_ask() -> None:
@@ -83,7 +86,7 @@ def test_tentacle_costs_four_keep_two() -> None:
     game.do(QuestionAsked(game.seekers[0], "tentacle-library"))
     game.do(QuestionAnswered(game.hider, "named", detail="Central Library"))
     assert len(game.offer()) == 4
-    with pytest.raises(Exception, match="exactly 2"):
+    with pytest.raises(CardNotAvailable, match="exactly 2"):
         game.do(CardsKept(game.hider, tuple(game.offer()[:1])))
     game.do(CardsKept(game.hider, tuple(game.offer()[:2])))
     assert len(game.hand()) == 2
@@ -185,7 +188,7 @@ def test_thermometer_window_opens_when_the_seekers_arrive() -> None:
     game.do(QuestionAsked(seeker, "thermometer-1km"))
     record = game.state.pending_question()
     assert record.status == QuestionStatus.TRAVELLING and record.due_at is None
-    with pytest.raises(Exception, match="travelling"):
+    with pytest.raises(NoPendingQuestion, match="travelling"):
         game.do(QuestionAnswered(game.hider, "hotter"))
     game.advance(minutes=12)
     with pytest.raises(InvalidAnswer) as err:
