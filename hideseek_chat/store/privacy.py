@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select
 
-from hideseek_chat.store.models import EventRow, OutboxRow, PingRow, PlayerRow
+from hideseek_chat.store.models import EventRow, OutboxRow, PingRow, PlayerRow, TeamRow
 from hideseek_chat.store.serialize import dumps, loads
 from hideseek_chat.store.uow import UnitOfWorkFactory
 
@@ -72,6 +72,11 @@ def delete_player_data(uow_factory: UnitOfWorkFactory, player_ref: str) -> Erasu
             player.ref = f"erased:{player.game_id}:{player.id}"
             player.name = ERASED_NAME
         games = {p.game_id for p in players}
+        if names:
+            # A team is named after its first player unless it was renamed.
+            teams = select(TeamRow).where(TeamRow.game_id.in_(games), TeamRow.name.in_(names))
+            for team in session.scalars(teams):
+                team.name = ERASED_NAME
         patterns = [EventRow.actor_ref == player_ref]
         patterns += [EventRow.payload.contains(s) for s in secrets]
         events = 0

@@ -9,6 +9,7 @@ schedulers on one PostgreSQL database: each claims a game with ``SKIP LOCKED``.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,6 +29,10 @@ class Fired:
     kind: DeadlineKind
     due_at: datetime
     decisions: tuple[Decision, ...]
+    error: str | None = None  # the engine failed on it; the deadline was closed unapplied
+
+
+log = logging.getLogger(__name__)
 
 
 class Scheduler:
@@ -58,14 +63,32 @@ class Scheduler:
             deadline = due_deadlines(state, now)[0]
             assert deadline.due_at is not None
             event = DeadlineReached(deadline.id)
-            new_state, decisions = apply(
-                self.rulesets(state.ruleset), state, event, deadline.due_at
-            )
+            try:
+                new_state, decisions = apply(
+                    self.rulesets(state.ruleset), state, event, deadline.due_at
+                )
+            except Exception as err:  # one broken game must not stop every other game's timers
+                log.exception("deadline %s of game %s failed", deadline.id, claimed.game_id)
+                uow.rollback()
+                self._close_unapplied(claimed.game_id, deadline.id)
+                return Fired(
+                    claimed.game_id, deadline.id, deadline.kind, deadline.due_at, (), repr(err)
+                )
             if not any(d.id == deadline.id and d.done for d in new_state.deadlines):
                 raise RuntimeError(f"deadline {deadline.id} of game {claimed.game_id} stays open")
             record_applied(uow, claimed.game_id, new_state, event, decisions, deadline.due_at, None)
             uow.commit()
         return Fired(claimed.game_id, deadline.id, deadline.kind, deadline.due_at, tuple(decisions))
+
+    def _close_unapplied(self, game_id: int, deadline_id: int) -> None:
+        with self.uow_factory() as uow:
+            uow.games.lock(game_id)
+            state = uow.games.get(game_id)
+            for deadline in state.deadlines:
+                if deadline.id == deadline_id:
+                    deadline.done = True
+            uow.games.save(game_id, state)
+            uow.commit()
 
     def next_due_at(self) -> datetime | None:
         with self.uow_factory() as uow:

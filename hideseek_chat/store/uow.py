@@ -25,9 +25,9 @@ from types import TracebackType
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hideseek_chat.rules import apply
+from hideseek_chat.rules import apply, due_deadlines
 from hideseek_chat.rules.decisions import Decision
-from hideseek_chat.rules.events import Event
+from hideseek_chat.rules.events import DeadlineReached, Event
 from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
 from hideseek_chat.rules.state import GameState
 from hideseek_chat.store.deadlines import Deadlines
@@ -115,10 +115,21 @@ def handle(
         if update_id is not None and uow.updates.is_processed(update_id):
             return []
         state = uow.games.get(game_id)
-        new_state, decisions = apply(rulesets(state.ruleset), state, event, now)
-        record_applied(uow, game_id, new_state, event, decisions, now, update_id)
+        ruleset = rulesets(state.ruleset)
+        # Timers that fell due before this event fire first, at their own times, so a
+        # lagging scheduler never lets a later event jump ahead of them.
+        decisions: list[Decision] = []
+        while due := due_deadlines(state, now):
+            deadline = due[0]
+            assert deadline.due_at is not None
+            timer = DeadlineReached(deadline.id)
+            state, fired = apply(ruleset, state, timer, deadline.due_at)
+            record_applied(uow, game_id, state, timer, fired, deadline.due_at, None)
+            decisions.extend(fired)
+        new_state, applied = apply(ruleset, state, event, now)
+        record_applied(uow, game_id, new_state, event, applied, now, update_id)
         uow.commit()
-    return decisions
+    return decisions + applied
 
 
 def start_game(

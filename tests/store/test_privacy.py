@@ -9,7 +9,7 @@ from sqlalchemy import Engine, select
 
 from hideseek_chat.rules.events import GameAborted
 from hideseek_chat.store import UnitOfWorkFactory, delete_player_data, handle, purge_pings
-from hideseek_chat.store.models import EventRow, OutboxRow, PingRow
+from hideseek_chat.store.models import EventRow, OutboxRow, PingRow, TeamRow
 from tests.store.helpers import CHAT, count, load, replay, start
 from tests.store.scenarios import play
 
@@ -101,7 +101,11 @@ def test_a_player_can_erase_their_data(engine: Engine, uow_factory: UnitOfWorkFa
     # the rest of the game is untouched: same shape, same answers
     expected = copy.deepcopy(state)
     expected.players = after.players
+    expected.teams = after.teams
     assert after == expected
+    # Bob's one-person team carried his name; it goes too, other teams keep theirs
+    assert after.team(bob.team_id).name == ""
+    assert after.team(alice.team_id).name == state.team(alice.team_id).name
     assert _mentions(engine, "bob", "Bob") == 0
     with uow_factory() as uow:
         assert uow.pings.last(game_id, bob.id, 5) == []
@@ -112,7 +116,8 @@ def _mentions(engine: Engine, ref: str, name: str) -> int:
     with engine.connect() as connection:
         events = connection.execute(select(EventRow.actor_ref, EventRow.payload)).all()
         params = connection.scalars(select(OutboxRow.params)).all()
+        teams = connection.scalars(select(TeamRow.name)).all()
     hits = sum(
         actor == ref or f'"{ref}"' in payload or f'"{name}"' in payload for actor, payload in events
     )
-    return hits + sum(f'"{name}"' in p for p in params)
+    return hits + sum(f'"{name}"' in p for p in params) + teams.count(name)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from hideseek_chat.rules import apply, due_deadlines, load_ruleset
 from hideseek_chat.rules.decisions import Decision
@@ -120,3 +122,70 @@ def test_deadlines_of_several_games_fire_oldest_first(uow_factory: UnitOfWorkFac
         got = [(f.deadline_id, d) for f in fired if f.game_id == game_id for d in f.decisions]
         assert got == [(i, d) for i, d in decisions if d is not None]
         assert load(uow_factory, chat) == state
+
+
+def _begun_game(uow_factory: UnitOfWorkFactory, chat: str) -> tuple[int, datetime]:
+    from hideseek_chat.rules import new_game
+    from hideseek_chat.rules.events import GameBegun, PlayerJoined
+    from hideseek_chat.rules.ruleset import Size
+    from hideseek_chat.store import handle, start_game
+
+    begun = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+    state, decisions = new_game(load_ruleset("metric"), Size.SMALL, 3, "alice", "Alice", begun)
+    game_id = start_game(uow_factory, chat, state, decisions, begun)
+    assert game_id is not None
+    handle(uow_factory, chat, PlayerJoined("bob", "Bob"), begun)
+    handle(uow_factory, chat, GameBegun("alice"), begun)
+    return game_id, begun
+
+
+def test_a_deadline_the_engine_fails_on_does_not_stop_other_games(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken, begun = _begun_game(uow_factory, "tg:-1")
+    healthy, _ = _begun_game(uow_factory, "tg:-2")
+    import hideseek_chat.store.scheduler as scheduler_module
+
+    real_apply = scheduler_module.apply
+
+    def failing_apply(ruleset, state, event, now):  # type: ignore[no-untyped-def]
+        if state.players[0].ref == "alice" and failing_apply.game == broken:
+            raise IndexError("a bug in the engine")
+        return real_apply(ruleset, state, event, now)
+
+    failing_apply.game = None  # type: ignore[attr-defined]
+    original_get = scheduler_module.Scheduler.fire_next
+
+    def tracking_fire_next(self, now):  # type: ignore[no-untyped-def]
+        with self.uow_factory() as uow:
+            claimed = uow.deadlines.due(now)
+        failing_apply.game = claimed[0].game_id if claimed else None  # type: ignore[attr-defined]
+        return original_get(self, now)
+
+    monkeypatch.setattr(scheduler_module, "apply", failing_apply)
+    monkeypatch.setattr(scheduler_module.Scheduler, "fire_next", tracking_fire_next)
+    fired = Scheduler(uow_factory).run_due(begun + timedelta(minutes=31))
+    errors = [f for f in fired if f.error]
+    assert errors and all(f.game_id == broken for f in errors)
+    healthy_fired = [f for f in fired if f.game_id == healthy and not f.error]
+    assert {f.kind.value for f in healthy_fired} >= {"hiding_reminder", "hiding_ends"}
+    with uow_factory() as uow:
+        assert uow.games.get(healthy).phase == Phase.SEEKING
+        assert not due_deadlines(uow.games.get(broken), begun + timedelta(minutes=31))
+
+
+def test_an_event_after_an_undelivered_deadline_sees_the_deadline_first(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    from hideseek_chat.rules.events import GamePaused
+    from hideseek_chat.store import handle
+
+    game_id, begun = _begun_game(uow_factory, "tg:-3")
+    late = begun + timedelta(minutes=45)  # the scheduler never ran: hiding ended at 09:30
+    decisions = handle(uow_factory, "tg:-3", GamePaused("bob"), late)
+    keys = [getattr(d, "key", None) for d in decisions]
+    assert keys.index("round.seeking_started") < keys.index("game.paused")
+    with uow_factory() as uow:
+        state = uow.games.get(game_id)
+    assert state.rounds[0].seeking_started_at == begun + timedelta(minutes=30)
+    assert state.phase == Phase.SEEKING and state.is_paused
