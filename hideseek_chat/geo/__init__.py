@@ -10,6 +10,7 @@ from hideseek_chat.geo.answers import (
     MatchingResult,
     MeasuringResult,
     PositionUnavailable,
+    PublicAnswer,
     RadarResult,
     TentacleResult,
     ThermometerResult,
@@ -21,6 +22,7 @@ from hideseek_chat.geo.answers import (
     answer_thermometer,
     answer_transit_line,
     hider_fix,
+    public_answer,
 )
 from hideseek_chat.geo.distance import bearing_deg, destination, distance_m
 from hideseek_chat.geo.imports import MapImportError, import_geojson, import_gtfs, import_kml
@@ -79,6 +81,7 @@ __all__ = [
     "PinRejected",
     "PinSource",
     "PositionUnavailable",
+    "PublicAnswer",
     "RadarResult",
     "SpotAdvice",
     "Station",
@@ -118,4 +121,5 @@ __all__ = [
     "pack_to_geojson",
     "parse_pin_text",
     "pin_from_location",
+    "public_answer",
 ]

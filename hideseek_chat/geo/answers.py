@@ -422,3 +422,25 @@ def answer_tentacle(
         feature.name, "ok", subject, reach_m, apart, feature, best_distance, in_reach,
         edge_unsure or rival, hider.basis,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PublicAnswer:
+    """What seekers and the group may learn of an automatic answer: never the hider's numbers.
+
+    Every other field of the result types (distances, accuracies, the hider's nearest
+    feature or station, ``hider_value``) is for the hider's eyes only: with a few of them the
+    seekers could work out where the hider is.
+    """
+
+    answer: str | None
+    reason: str
+    too_close_to_call: bool
+
+
+AnswerResult = RadarResult | ThermometerResult | MeasuringResult | MatchingResult | TentacleResult
+
+
+def public_answer(result: AnswerResult) -> PublicAnswer:
+    """The part of ``result`` that may be shown to seekers and the group."""
+    return PublicAnswer(result.answer, result.reason, result.too_close_to_call)

@@ -153,6 +153,12 @@ def is_on_transit(estimate: TransitEstimate, override: bool | None = None) -> bo
 
 @dataclass(frozen=True, slots=True)
 class EndGameCheck:
+    """Whether a seeker's pin starts the end game.
+
+    ``starts`` and ``reason`` may be told to the seekers. ``distance_m`` is the distance to the
+    hider's station: hider-only (a few pins with it would triangulate the station).
+    """
+
     starts: bool
     reason: str
     distance_m: float | None
@@ -211,6 +217,12 @@ class CatchVerdict(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class CatchCheck:
+    """A seeker's catch claim measured against the hider's spot.
+
+    Only ``verdict`` may reach the seekers before the hider confirms; the distance and the
+    accuracies go to the hider (a "not caught, 40 m" would point the seekers at the spot).
+    """
+
     verdict: CatchVerdict
     distance_m: float
     catch_distance_m: float

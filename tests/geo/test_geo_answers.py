@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -26,6 +27,7 @@ from hideseek_chat.geo import (
     answer_transit_line,
     hider_fix,
     load_map_pack,
+    public_answer,
 )
 from hideseek_chat.rules.ruleset import HiderPosition
 from hideseek_chat.rules.units import parse_distance
@@ -273,3 +275,26 @@ def test_line_and_polygon_features_measure_to_their_nearest_point() -> None:
     centre = index.nearest("coastline", 0.0, 0.0)
     assert centre is not None
     assert centre.distance_m == pytest.approx(1106, abs=10)  # 0.01° ≈ 1.1 km
+
+
+def test_the_public_view_of_an_answer_holds_no_hider_numbers(index: MapIndex) -> None:
+    seeker, hider = pin(STUDENT_UNION), live_hider(HESTER_4TH_SOUTH)
+    results = [
+        answer_radar(seeker, hider, 500.0),
+        answer_thermometer(pin(MEDICAL_CENTER), seeker, hider, 100.0),
+        answer_measuring(index, "restaurant", seeker, hider),
+        answer_matching(index, "restaurant", seeker, hider),
+        answer_tentacle(index, "restaurant", seeker, hider, 2000.0),
+    ]
+    for result in results:
+        view = public_answer(result)
+        assert {f.name for f in dataclasses.fields(view)} == {"answer", "reason", "too_close_to_call"}
+        assert view.answer == result.answer and view.reason == result.reason
+        # no distance, accuracy, station or feature of the hider survives
+        assert not any(isinstance(v, float) for v in dataclasses.astuple(view))
+    station_result = answer_station_name_length(
+        Station("157", "Hester & 4th South", *HESTER_4TH_SOUTH, ("Scarlet",)),
+        Station("2", "Student Union", *STUDENT_UNION, ("Scarlet",)),
+        hider,
+    )
+    assert "Hester" not in repr(public_answer(station_result))
