@@ -10,6 +10,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from hideseek_chat.rules import curses, deck, lifecycle, powerups, questions
 from hideseek_chat.rules.decisions import GROUP, HIDERS, Decision, Notify
@@ -154,7 +155,7 @@ def _deadline(
     deadline.done = True
     kind = deadline.kind
     if kind == DeadlineKind.HIDING_REMINDER:
-        params = {"minutes": lifecycle.HIDING_REMINDER_BEFORE.total_seconds() / 60}
+        params: dict[str, Any] = {"minutes": lifecycle.HIDING_REMINDER_BEFORE.total_seconds() / 60}
         return [
             Notify(HIDERS, "round.hiding_reminder", params),
             Notify(GROUP, "round.hiding_reminder_group", params),

@@ -304,8 +304,8 @@ class _Reader:
 
     def distance(self, key: str, default: Any = ...) -> float:
         value = self.raw(key, default)
-        if value is None:
-            return value  # type: ignore[no-any-return]
+        if value is None:  # only when the caller's default is None (an optional distance)
+            return value  # type: ignore[return-value]
         if not isinstance(value, str):
             raise self.fail(key, 'expected a distance with its unit, such as "500 m" or "0.25 mi"')
         try:

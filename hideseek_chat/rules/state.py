@@ -303,7 +303,7 @@ class GameState:
         new.settings.rest_periods = list(self.settings.rest_periods)
         new.hide_order = list(self.hide_order)
         new.pending_catch = copy.copy(self.pending_catch)
-        for name in _RECORD_LISTS:
+        for name in RECORD_LISTS:
             setattr(new, name, [copy.copy(record) for record in getattr(self, name)])
         for round_ in new.rounds:
             round_.previous_zones = list(round_.previous_zones)  # Zones are never changed
@@ -417,7 +417,7 @@ class GameState:
 
 
 #: GameState fields that are lists of records (copied record by record in ``clone``).
-_RECORD_LISTS = (
+RECORD_LISTS = (
     "teams",
     "players",
     "rounds",

@@ -13,6 +13,7 @@ from dataclasses import fields
 from typing import Any
 
 from hideseek_chat.rules.state import (
+    RECORD_LISTS,
     ActiveCurse,
     BannedQuestion,
     Card,
@@ -55,24 +56,7 @@ Values = dict[str, Any]
 Rows = dict[type[Base], dict[tuple[Any, ...], Values]]
 
 #: GameState fields kept in other tables than ``games``.
-_GAME_CHILDREN = frozenset(
-    {
-        "settings",
-        "teams",
-        "players",
-        "hide_order",
-        "rounds",
-        "cards",
-        "draws",
-        "questions",
-        "curses",
-        "banned",
-        "pauses",
-        "deadlines",
-        "catches",
-        "pending_catch",
-    }
-)
+_GAME_CHILDREN = frozenset({*RECORD_LISTS, "settings", "hide_order", "pending_catch"})
 _ROUND_CHILDREN = frozenset({"zone", "previous_zones", "hand_limit_bonus"})
 
 #: Tables whose rows are engine records with an ``id``, and the state list holding them.
