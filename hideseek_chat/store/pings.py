@@ -14,7 +14,7 @@ from sqlalchemy import Table, bindparam, delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
-from hideseek_chat.store.models import ChatRow, GameRow, PingRow, PlayerRow
+from hideseek_chat.store.models import ChatRow, EventRow, GameRow, PingRow, PlayerRow
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class PingTarget:
     game_id: int
     player_id: int
     phase: Phase
+    last_event_id: int | None = None  # changes whenever the game's state does
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,11 @@ _CURRENT_GAME = (
     .where(ChatRow.key == bindparam("chat"))
     .scalar_subquery()
 )
+_LAST_EVENT = (
+    select(func.max(EventRow.id)).where(EventRow.game_id == GameRow.id).scalar_subquery()
+)
 _TARGET = (
-    select(GameRow.id, PlayerRow.id, GameRow.phase)
+    select(GameRow.id, PlayerRow.id, GameRow.phase, _LAST_EVENT)
     .join(PlayerRow, PlayerRow.game_id == GameRow.id)
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
 )

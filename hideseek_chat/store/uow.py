@@ -30,6 +30,7 @@ from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import DeadlineReached, Event
 from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
 from hideseek_chat.rules.state import GameState
+from hideseek_chat.store.chats import Chats
 from hideseek_chat.store.deadlines import Deadlines
 from hideseek_chat.store.log import EventLog, Outbox, ProcessedUpdates
 from hideseek_chat.store.maps import MapPacks
@@ -55,6 +56,7 @@ class UnitOfWork:
     deadlines: Deadlines
     pings: Pings
     maps: MapPacks
+    chats: Chats
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
@@ -68,6 +70,7 @@ class UnitOfWork:
         self.deadlines = Deadlines(self.session)
         self.pings = Pings(self.session)
         self.maps = MapPacks(self.session)
+        self.chats = Chats(self.session)
         return self
 
     def __exit__(

@@ -1,6 +1,7 @@
 """The store's tables. Import ``Base.metadata`` from here to see all of them."""
 
 from hideseek_chat.store.models.base import Base
+from hideseek_chat.store.models.chat import ChatMessageRow, ChatPrefsRow, HidingSpotRow, PersonRow
 from hideseek_chat.store.models.game import (
     CatchRow,
     ChatRow,
@@ -40,6 +41,8 @@ __all__ = [
     "Base",
     "CardRow",
     "CatchRow",
+    "ChatMessageRow",
+    "ChatPrefsRow",
     "ChatRow",
     "CurseRow",
     "DeadlineRow",
@@ -49,12 +52,14 @@ __all__ = [
     "GameRow",
     "HandBonusRow",
     "HideOrderRow",
+    "HidingSpotRow",
     "MapKindRow",
     "MapPackRow",
     "MapRouteRow",
     "OutboxRow",
     "PauseRow",
     "PendingCatchRow",
+    "PersonRow",
     "PingRow",
     "PlayerRow",
     "ProcessedUpdateRow",

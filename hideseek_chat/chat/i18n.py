@@ -1,0 +1,186 @@
+"""Speaking to one chat: gettext translation plus numbers, distances, times and names.
+
+Every sentence the bot shows is a gettext msgid (English) with ``{name}`` placeholders,
+translated and then filled by ``Formatter.t``. Mark msgids with ``N_`` where they are
+defined away from the call that translates them, so ``pybabel extract -k N_ -k t`` finds them.
+"""
+
+from __future__ import annotations
+
+import gettext
+import sys
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from babel import Locale
+from babel.numbers import format_decimal
+from babel.units import format_unit
+
+from hideseek_chat.rules.ruleset import Ruleset
+
+DOMAIN = "hideseek_chat"
+LANGUAGES = ("en", "de", "es")
+UNITS = ("metric", "imperial")
+METRES_PER_MILE = 1609.344
+METRES_PER_FOOT = 0.3048
+
+
+def N_(msgid: str) -> str:
+    """Mark ``msgid`` for extraction; it is translated where it is shown."""
+    return msgid
+
+
+def locale_dirs() -> list[Path]:
+    """Where compiled catalogues are looked for: the checkout's and the installed copy."""
+    here = Path(__file__).resolve()
+    candidates = [here.parents[2] / "locales"]
+    candidates.append(Path(sys.prefix) / "share" / "hideseek_chat" / "locales")
+    return [p for p in candidates if p.is_dir()]
+
+
+@lru_cache(maxsize=16)
+def translations(language: str) -> gettext.NullTranslations:
+    """The compiled catalogue for ``language``; English msgids when there is none."""
+    for directory in locale_dirs():
+        try:
+            return gettext.translation(DOMAIN, directory, languages=[language])
+        except FileNotFoundError:
+            continue
+    return gettext.NullTranslations()
+
+
+class Formatter:
+    """How to say things in one chat: its language, its units and its clock."""
+
+    def __init__(
+        self,
+        language: str = "en",
+        units: str = "metric",
+        utc_offset_min: int = 0,
+        ruleset: Ruleset | None = None,
+    ) -> None:
+        self.language = language if language in LANGUAGES else "en"
+        self.units = units if units in UNITS else "metric"
+        self.utc_offset = timedelta(minutes=utc_offset_min)
+        self.ruleset = ruleset
+        self.locale = Locale.parse(self.language)
+        self._tr = translations(self.language)
+
+    # ----- sentences -----
+
+    def t(self, msgid: str, **params: Any) -> str:
+        """Translate ``msgid`` and fill its ``{placeholders}`` with ``params``."""
+        text = self._tr.gettext(msgid)
+        return text.format(**params) if params else text
+
+    def n(self, singular: str, plural: str, count: int, **params: Any) -> str:
+        """Translate with the plural form for ``count`` (also available as ``{count}``)."""
+        text = self._tr.ngettext(singular, plural, count)
+        return text.format(count=count, **params)
+
+    # ----- values -----
+
+    def number(self, value: float, digits: int = 1) -> str:
+        pattern = "#,##0" + ("." + "#" * digits if digits else "")
+        return str(format_decimal(value, format=pattern, locale=self.locale))
+
+    def distance(self, metres: float) -> str:
+        """A distance in the chat's units: ``350 m``, ``1.2 km``, ``500 ft``, ``0.8 mi``."""
+        if self.units == "imperial":
+            miles = metres / METRES_PER_MILE
+            if miles >= 0.1:
+                return self._unit(miles, "length-mile", 2 if miles < 10 else 1)
+            return self._unit(round(metres / METRES_PER_FOOT), "length-foot", 0)
+        if metres >= 1000:
+            return self._unit(metres / 1000, "length-kilometer", 2 if metres < 10_000 else 1)
+        return self._unit(round(metres), "length-meter", 0)
+
+    def _unit(self, value: float, unit: str, digits: int) -> str:
+        pattern = "#,##0" + ("." + "#" * digits if digits else "")
+        return str(format_unit(value, unit, length="short", format=pattern, locale=self.locale))
+
+    def duration(self, seconds: float) -> str:
+        """A span of time: ``45 s``, ``12 min``, ``1 h 05 min``, ``2 d 3 h``."""
+        total = max(0, round(seconds))
+        days, rest = divmod(total, 86400)
+        hours, rest = divmod(rest, 3600)
+        minutes, secs = divmod(rest, 60)
+        if days:
+            return self.t("{d} d {h} h", d=days, h=hours)
+        if hours:
+            return self.t("{h} h {m:02d} min", h=hours, m=minutes)
+        if minutes:
+            return self.t("{m} min", m=minutes + (1 if secs >= 30 and minutes < 10 else 0))
+        return self.t("{s} s", s=secs)
+
+    def clock(self, at: datetime) -> str:
+        """The time of day of ``at`` on the game's clock (its UTC offset), ``HH:MM``."""
+        local = at.astimezone(timezone(self.utc_offset))
+        return local.strftime("%H:%M")
+
+    def names(self, items: list[str]) -> str:
+        """``A``, ``A and B``, ``A, B and C`` in the chat's language."""
+        if not items:
+            return ""
+        if len(items) == 1:
+            return items[0]
+        return self.t("{first} and {last}", first=", ".join(items[:-1]), last=items[-1])
+
+    # ----- the game's vocabulary -----
+
+    def category(self, category: str) -> str:
+        labels = {
+            "matching": N_("Matching"),
+            "measuring": N_("Measuring"),
+            "radar": N_("Radar"),
+            "thermometer": N_("Thermometer"),
+            "photo": N_("Photo"),
+            "tentacle": N_("Tentacle"),
+        }
+        return self.t(labels.get(category, category))
+
+    def question(self, question_id: str, distance_m: float | None = None) -> str:
+        """A question's name: ``Radar 1 km``, ``Matching: Zoo``."""
+        if self.ruleset is None:
+            return question_id
+        try:
+            definition = self.ruleset.question(question_id)
+        except KeyError:
+            return question_id
+        category = self.category(definition.category.value)
+        distance = distance_m if distance_m is not None else definition.distance_m
+        if definition.category.value in ("radar", "thermometer") and distance is not None:
+            return f"{category} {self.distance(distance)}"
+        if definition.category.value == "tentacle" and distance is not None:
+            return f"{category} {self.distance(distance)}: {self.t(definition.label)}"
+        return f"{category}: {self.t(definition.label)}"
+
+    def card(self, def_id: str) -> str:
+        if self.ruleset is None:
+            return def_id
+        try:
+            return self.t(self.ruleset.card(def_id).name)
+        except KeyError:
+            return def_id
+
+    def answer(self, answer: str, detail: str | None = None) -> str:
+        """An answer word as players read it: ``Yes``, ``Hotter``, ``Not in reach``."""
+        words = {
+            "yes": N_("Yes"),
+            "no": N_("No"),
+            "hotter": N_("Hotter"),
+            "colder": N_("Colder"),
+            "closer": N_("Closer"),
+            "further": N_("Further"),
+            "null": N_("No such place near either of us"),
+            "not_in_reach": N_("Not in reach"),
+            "photo": N_("Photo sent"),
+            "cannot_answer": N_("Can't answer"),
+        }
+        if answer == "named" and detail:
+            return detail
+        if answer in words:
+            return self.t(words[answer])
+        return detail or answer

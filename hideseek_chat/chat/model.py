@@ -1,0 +1,136 @@
+"""What a channel hands the conversation and what it gets back: plain values, no I/O.
+
+A channel adapter (Telegram, the console, SMS) turns its updates into ``Inbound`` values,
+passes them to ``Conversation.handle`` and performs the ``Outbound`` actions it gets back.
+Chats and people are named by channel-prefixed keys: ``tg:-100123`` for a group,
+``tg:42`` for a person (whose private chat with the bot has the same key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+
+class ChatKind(StrEnum):
+    GROUP = "group"
+    PRIVATE = "private"
+
+
+@dataclass(frozen=True)
+class Sender:
+    ref: str  # "tg:42"
+    name: str  # how the group knows them
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """Something a person did in a chat. ``update_id`` makes a redelivery harmless."""
+
+    chat: str  # the chat's key; for a private chat, the person's ref
+    kind: ChatKind
+    sender: Sender
+    at: datetime  # aware UTC, when the channel says it happened
+    update_id: str | None = None
+    message_ref: str | None = None  # the channel's id of the message, to delete or edit it
+
+
+@dataclass(frozen=True)
+class CommandIn(Inbound):
+    """``/name arg arg``; ``name`` lower-case, without the slash or a ``@botname``."""
+
+    name: str = ""
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TextIn(Inbound):
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class LocationIn(Inbound):
+    lat: float = 0.0
+    lon: float = 0.0
+    accuracy_m: float | None = None
+    live: bool = False  # part of a live location (the first message or an edit)
+    live_ended: bool = False  # the person stopped sharing
+    edited: bool = False
+    forwarded: bool = False
+
+
+@dataclass(frozen=True)
+class ButtonIn(Inbound):
+    """A press of a button the bot sent; ``data`` is the button's ``data``.
+
+    ``press_ref`` is the channel's id of the press (Telegram's callback query id), which
+    ``AnswerButton`` acknowledges; ``message_ref`` is the message the button was under.
+    """
+
+    data: str = ""
+    press_ref: str = ""
+
+
+@dataclass(frozen=True)
+class FileIn(Inbound):
+    """A document; the adapter downloads ``content`` only when ``size`` is within limits."""
+
+    filename: str = ""
+    size: int = 0
+    content: bytes | None = None
+
+
+@dataclass(frozen=True)
+class PhotoIn(Inbound):
+    """A photo; ``file_ref`` lets the channel send the same photo again."""
+
+    file_ref: str = ""
+    caption: str = ""
+
+
+# ----- what the conversation wants done -----
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button under a message: presses come back as ``ButtonIn(data=...)``.
+
+    ``private_link`` asks the channel for a button that opens the person's private chat
+    with the bot (a deep link on Telegram) instead of a callback.
+    """
+
+    label: str
+    data: str = ""
+    private_link: bool = False
+
+
+@dataclass(frozen=True)
+class Outbound:
+    to: str  # a chat key or a person's ref (their private chat)
+
+
+@dataclass(frozen=True)
+class SendText(Outbound):
+    text: str = ""
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    photo_ref: str | None = None  # relay this photo with ``text`` as its caption
+    reply_to: str | None = None
+    #: "status" for the group's pinned status message: edit the one stored for the chat
+    #: (``Conversation.status_ref``) or, if there is none, send it, pin it and report its
+    #: id with ``Conversation.remember_status``.
+    slot: str | None = None
+    private: bool = field(default=False)  # sent to a person, not a group
+
+
+@dataclass(frozen=True)
+class DeleteMessage(Outbound):
+    message_ref: str = ""
+
+
+@dataclass(frozen=True)
+class AnswerButton(Outbound):
+    """Acknowledge a button press (a toast); ``to`` is the presser's ref."""
+
+    text: str = ""
+    press_ref: str = ""

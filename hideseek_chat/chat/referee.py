@@ -1,0 +1,237 @@
+"""The referee's eyes: turn stored pins and the map into engine facts and hider advice.
+
+Pure functions over pins, the game state and a map index; the service fetches the pins
+and feeds back the events returned here. Everything a result holds beyond
+``geo.public_answer`` is for the hider only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from hideseek_chat import geo
+from hideseek_chat.geo import MapIndex, Pin, PinSource
+from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset
+from hideseek_chat.rules.state import GameState, Question
+from hideseek_chat.rules.state import Zone as StateZone
+from hideseek_chat.store import Ping
+
+#: A hider pin older than this does not count for automatic answers or the zone.
+MAX_PIN_AGE = timedelta(minutes=15)
+
+
+def pin_of(ping: Ping) -> Pin:
+    return Pin(
+        lat=ping.lat,
+        lon=ping.lon,
+        at=ping.at,
+        accuracy_m=ping.accuracy_m,
+        source=PinSource(ping.source)
+        if ping.source in PinSource._value2member_map_
+        else PinSource.PIN,
+        forwarded=ping.forwarded,
+    )
+
+
+def geo_zone(zone: StateZone) -> geo.Zone:
+    station = geo.Station(zone.station_ref, zone.station_name, zone.lat, zone.lon)
+    return geo.Zone(station, zone.radius_m)
+
+
+def latest_before(pings: Sequence[Ping], at: datetime) -> Ping | None:
+    """The newest of ``pings`` (newest first) taken at or before ``at``."""
+    for ping in pings:
+        if ping.at <= at:
+            return ping
+    return None
+
+
+# ----------------------------------------------------------------- zone and end game
+
+
+def choose_zone(index: MapIndex, hider: Pin, radius_m: float) -> geo.Zone:
+    """The zone around the station nearest to the hider; raises ``geo.ZoneError``."""
+    return geo.choose_zone(index, hider, radius_m)
+
+
+def starts_end_game(zone: StateZone, track: Sequence[Ping], now: datetime) -> bool:
+    """Whether a seeker's newest pin (``track`` newest first) is in the zone, off transit."""
+    if not track:
+        return False
+    pins = [pin_of(p) for p in reversed(track)]
+    estimate = geo.estimate_transit(pins, now)
+    check = geo.check_end_game(
+        geo_zone(zone),
+        pins[-1],
+        now,
+        on_transit=geo.is_on_transit(estimate),
+        max_pin_age=MAX_PIN_AGE,
+    )
+    return check.starts
+
+
+def on_transit(track: Sequence[Ping], now: datetime) -> bool:
+    """Whether a person's recent pins (newest first) move at transit speed."""
+    if len(track) < 2:
+        return False
+    estimate = geo.estimate_transit([pin_of(p) for p in reversed(track)], now)
+    return geo.is_on_transit(estimate)
+
+
+def travelled_m(start: Ping, now_at: Ping) -> float:
+    return geo.distance_m(start.lat, start.lon, now_at.lat, now_at.lon)
+
+
+def catch_distance(seeker: Ping, hider: Pin | geo.HidingSpot, catch_m: float) -> geo.CatchCheck:
+    return geo.check_catch(pin_of(seeker), hider, catch_m)
+
+
+def nearest_seeker_m(hider: Ping, seekers: Sequence[Ping]) -> float | None:
+    if not seekers:
+        return None
+    return min(geo.distance_m(hider.lat, hider.lon, s.lat, s.lon) for s in seekers)
+
+
+# ----------------------------------------------------------------- suggestions
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """What the bot computed for a question, for the hider's eyes.
+
+    ``answer`` is an engine answer word (or None when it cannot tell); ``facts`` hold the
+    numbers behind it (metres, names) for the message.
+    """
+
+    answer: str | None
+    detail: str | None
+    reason: str
+    too_close: bool = False
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def suggest(
+    ruleset: Ruleset,
+    state: GameState,
+    record: Question,
+    index: MapIndex | None,
+    hider: Ping | None,
+    asker_start: Ping | None,
+    asker_now: Ping | None,
+    now: datetime,
+) -> Suggestion:
+    """Compute the answer to ``record`` from the pins and the map, if the data allow."""
+    question = ruleset.question(record.question_id)
+    if question.category == Category.PHOTO:
+        return Suggestion(None, None, "photo")
+    current = state.current_round
+    zone = geo_zone(current.zone) if current and current.zone else None
+    try:
+        fix = geo.hider_fix(
+            ruleset.hider_position,
+            now,
+            live=pin_of(hider) if hider else None,
+            zone=zone,
+            max_pin_age=MAX_PIN_AGE,
+        )
+    except geo.PositionUnavailable as missing:
+        return Suggestion(None, None, missing.reason)
+    if asker_start is None:
+        return Suggestion(None, None, "no_seeker_pin")
+    try:
+        return _compute(question, record, index, fix, asker_start, asker_now, zone)
+    except geo.PinRejected as rejected:
+        return Suggestion(None, None, rejected.reason)
+
+
+def _compute(
+    question: QuestionDef,
+    record: Question,
+    index: MapIndex | None,
+    fix: geo.HiderFix,
+    seeker_ping: Ping,
+    end_ping: Ping | None,
+    zone: geo.Zone | None,
+) -> Suggestion:
+    seeker = pin_of(seeker_ping)
+    category = question.category
+    if category == Category.RADAR:
+        radius = record.distance_m or question.distance_m or 0.0
+        radar = geo.answer_radar(seeker, fix, radius)
+        return Suggestion(
+            radar.answer,
+            None,
+            radar.reason,
+            radar.too_close_to_call,
+            {"distance_m": radar.distance_m, "radius_m": radar.radius_m},
+        )
+    if category == Category.THERMOMETER:
+        if end_ping is None:
+            return Suggestion(None, None, "no_seeker_pin")
+        required = record.distance_m or question.distance_m or 0.0
+        thermo = geo.answer_thermometer(seeker, pin_of(end_ping), fix, required)
+        return Suggestion(
+            thermo.answer,
+            None,
+            thermo.reason,
+            thermo.too_close_to_call,
+            {
+                "start_m": thermo.start_distance_m,
+                "end_m": thermo.end_distance_m,
+                "travelled_m": thermo.travelled_m,
+            },
+        )
+    if index is None:
+        return Suggestion(None, None, "no_map")
+    if category == Category.MEASURING:
+        measuring = geo.answer_measuring(index, question.subject, seeker, fix)
+        return Suggestion(
+            measuring.answer,
+            None,
+            measuring.reason,
+            measuring.too_close_to_call,
+            {
+                "hider_m": measuring.hider_distance_m,
+                "seeker_m": measuring.seeker_distance_m,
+                "hider_place": measuring.hider_feature.name if measuring.hider_feature else "",
+                "seeker_place": measuring.seeker_feature.name if measuring.seeker_feature else "",
+            },
+        )
+    if category == Category.MATCHING:
+        if question.subject == "transit-line":
+            return Suggestion(None, None, "needs_line")
+        if question.subject == "station-name-length":
+            near = index.nearest_station(seeker.lat, seeker.lon)
+            if zone is None or near is None:
+                return Suggestion(None, None, "no_zone")
+            matching = geo.answer_station_name_length(zone.station, near.item, fix)
+        else:
+            matching = geo.answer_matching(index, question.subject, seeker, fix)
+        return Suggestion(
+            matching.answer,
+            None,
+            matching.reason,
+            matching.too_close_to_call,
+            {"hider_place": matching.hider_value, "seeker_place": matching.seeker_value},
+        )
+    if category == Category.TENTACLE:
+        reach = record.distance_m or question.distance_m or 0.0
+        tentacle = geo.answer_tentacle(index, question.subject, seeker, fix, reach)
+        answer = tentacle.answer
+        detail = None
+        if answer not in (None, "not_in_reach", "null"):
+            answer, detail = "named", tentacle.answer
+        return Suggestion(
+            answer,
+            detail,
+            tentacle.reason,
+            tentacle.too_close_to_call,
+            {
+                "reach_m": tentacle.reach_m,
+                "places": [hit.item.name for hit in tentacle.in_reach if hit.item.name][:6],
+            },
+        )
+    return Suggestion(None, None, "unsupported")

@@ -1,0 +1,295 @@
+"""A channel without a network: people at a table typing into the conversation.
+
+``Table`` turns "alice says /ask radar 1km", "bob shares a live location" and "carol
+presses the button labelled Yes" into inbound messages with simulated time, performs the
+outbound actions into per-chat transcripts, and advances time with ``wait``. The demo,
+the console, ``simulate`` and the tests all play through it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from hideseek_chat.chat.model import (
+    AnswerButton,
+    Button,
+    ButtonIn,
+    ChatKind,
+    CommandIn,
+    DeleteMessage,
+    FileIn,
+    Inbound,
+    LocationIn,
+    Outbound,
+    PhotoIn,
+    Sender,
+    SendText,
+    TextIn,
+)
+from hideseek_chat.chat.service import Conversation
+
+GROUP = "console:group"
+
+
+@dataclass
+class Line:
+    """One message in a transcript."""
+
+    id: int
+    at: datetime
+    chat: str
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    author: str = "bot"
+    photo_ref: str | None = None
+    deleted: bool = False
+    slot: str | None = None
+
+
+@dataclass
+class Person:
+    ref: str
+    name: str
+    private_open: bool = True
+
+
+class ButtonNotFound(LookupError):
+    pass
+
+
+@dataclass
+class Table:
+    """Players in one group chat and their private chats with the bot."""
+
+    conversation: Conversation
+    now: datetime
+    group: str = GROUP
+    people: dict[str, Person] = field(default_factory=dict)
+    lines: list[Line] = field(default_factory=list)
+    toasts: list[tuple[str, str]] = field(default_factory=list)
+    tick_every: timedelta = timedelta(seconds=30)
+    _next_id: int = 1
+    _status: dict[str, int] = field(default_factory=dict)
+
+    # ----- people -----
+
+    def person(self, name: str, *, private_open: bool = True) -> Person:
+        """Seat ``name`` at the table (refs are ``console:<name>``)."""
+        key = name.lower()
+        if key not in self.people:
+            self.people[key] = Person(f"console:{key}", name, private_open)
+            if private_open:
+                self.send(name, "/start", private=True)
+        return self.people[key]
+
+    def _who(self, name: str) -> Person:
+        return self.person(name)
+
+    # ----- doing things -----
+
+    def send(self, name: str, text: str, *, private: bool = False) -> list[Outbound]:
+        """``name`` types ``text`` in the group (or privately): a command or plain text."""
+        who = self._who(name)
+        chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
+        message_ref = self._log(chat, text, author=who.name)
+        base = {
+            "chat": chat,
+            "kind": kind,
+            "sender": Sender(who.ref, who.name),
+            "at": self.now,
+            "update_id": f"console:{message_ref}",
+            "message_ref": str(message_ref),
+        }
+        msg: Inbound
+        if text.startswith("/"):
+            parts = _split(text[1:])
+            name_part = parts[0].split("@", 1)[0].lower() if parts else ""
+            msg = CommandIn(**base, name=name_part, args=tuple(parts[1:]))
+        else:
+            msg = TextIn(**base, text=text)
+        return self.deliver(msg)
+
+    def pin(
+        self,
+        name: str,
+        lat: float,
+        lon: float,
+        *,
+        live: bool = True,
+        private: bool = False,
+        accuracy_m: float | None = 10.0,
+        edited: bool | None = None,
+        forwarded: bool = False,
+    ) -> list[Outbound]:
+        """``name`` shares a (live) location; later calls are live-location edits."""
+        who = self._who(name)
+        chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
+        message_ref = self._log(chat, f"📍 {lat:.5f}, {lon:.5f}", author=who.name)
+        msg = LocationIn(
+            chat=chat,
+            kind=kind,
+            sender=Sender(who.ref, who.name),
+            at=self.now,
+            update_id=f"console:{message_ref}",
+            message_ref=str(message_ref),
+            lat=lat,
+            lon=lon,
+            accuracy_m=accuracy_m,
+            live=live,
+            edited=bool(edited),
+            forwarded=forwarded,
+        )
+        return self.deliver(msg)
+
+    def photo(self, name: str, file_ref: str, *, private: bool = True) -> list[Outbound]:
+        who = self._who(name)
+        chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
+        message_ref = self._log(chat, f"🖼 {file_ref}", author=who.name, photo_ref=file_ref)
+        msg = PhotoIn(
+            chat=chat,
+            kind=kind,
+            sender=Sender(who.ref, who.name),
+            at=self.now,
+            update_id=f"console:{message_ref}",
+            message_ref=str(message_ref),
+            file_ref=file_ref,
+        )
+        return self.deliver(msg)
+
+    def upload(self, name: str, filename: str, content: bytes) -> list[Outbound]:
+        who = self._who(name)
+        message_ref = self._log(self.group, f"📎 {filename}", author=who.name)
+        msg = FileIn(
+            chat=self.group,
+            kind=ChatKind.GROUP,
+            sender=Sender(who.ref, who.name),
+            at=self.now,
+            update_id=f"console:{message_ref}",
+            message_ref=str(message_ref),
+            filename=filename,
+            size=len(content),
+            content=content,
+        )
+        return self.deliver(msg)
+
+    def press(self, name: str, label: str, *, chat: str | None = None) -> list[Outbound]:
+        """``name`` presses the newest button whose label contains ``label`` in a chat they see."""
+        who = self._who(name)
+        chats = [chat] if chat else [who.ref, self.group]
+        for line in reversed(self.lines):
+            if line.chat not in chats or line.deleted:
+                continue
+            for row in line.buttons:
+                for button in row:
+                    if label.lower() in button.label.lower() and not button.private_link:
+                        return self.press_data(name, button.data, line)
+        raise ButtonNotFound(f"{name} sees no button labelled {label!r}")
+
+    def press_data(self, name: str, data: str, line: Line | None = None) -> list[Outbound]:
+        who = self._who(name)
+        chat = line.chat if line else who.ref
+        kind = ChatKind.PRIVATE if chat == who.ref else ChatKind.GROUP
+        msg = ButtonIn(
+            chat=chat,
+            kind=kind,
+            sender=Sender(who.ref, who.name),
+            at=self.now,
+            update_id=f"console:press:{self._next_id}",
+            message_ref=str(line.id) if line else None,
+            data=data,
+            press_ref=f"press{self._next_id}",
+        )
+        self._next_id += 1
+        return self.deliver(msg)
+
+    def wait(self, span: timedelta) -> None:
+        """Let ``span`` of game time pass, firing timers as they fall due."""
+        end = self.now + span
+        while self.now < end:
+            self.now = min(end, self.now + self.tick_every)
+            self.conversation.tick(self.now)
+            self.flush()
+
+    # ----- the bot's side -----
+
+    def deliver(self, msg: Inbound) -> list[Outbound]:
+        """Hand ``msg`` to the conversation; perform its replies and the announcements."""
+        replies = self.conversation.handle(msg)
+        self.perform(replies)
+        self.flush()
+        return replies
+
+    def flush(self) -> None:
+        for delivery in self.conversation.outgoing(self.now):
+            self.perform(delivery.actions)
+            self.conversation.delivered(delivery.id, self.now)
+
+    def perform(self, actions: list[Outbound] | tuple[Outbound, ...]) -> None:
+        for action in actions:
+            if isinstance(action, SendText):
+                if action.slot == "status":
+                    self._edit_status(action)
+                    continue
+                self._log(action.to, action.text, buttons=action.buttons, photo_ref=action.photo_ref)
+            elif isinstance(action, DeleteMessage):
+                for line in self.lines:
+                    if str(line.id) == action.message_ref and line.chat == action.to:
+                        line.deleted = True
+            elif isinstance(action, AnswerButton):
+                self.toasts.append((action.to, action.text))
+
+    def _edit_status(self, action: SendText) -> None:
+        line_id = self._status.get(action.to)
+        for line in self.lines:
+            if line.id == line_id:
+                line.text = action.text
+                return
+        self._status[action.to] = self._log(action.to, action.text, slot="status")
+
+    def _log(
+        self,
+        chat: str,
+        text: str,
+        *,
+        author: str = "bot",
+        buttons: tuple[tuple[Button, ...], ...] = (),
+        photo_ref: str | None = None,
+        slot: str | None = None,
+    ) -> int:
+        line = Line(self._next_id, self.now, chat, text, buttons, author, photo_ref, slot=slot)
+        self._next_id += 1
+        self.lines.append(line)
+        return line.id
+
+    # ----- reading -----
+
+    def said(self, chat: str | None = None, *, since: int = 0, bot_only: bool = True) -> list[Line]:
+        """Lines in ``chat`` (a person's name for their private chat; default the group)."""
+        key = self.group if chat is None else self._chat_key(chat)
+        return [
+            line
+            for line in self.lines
+            if line.chat == key and line.id > since and (line.author == "bot" or not bot_only)
+        ]
+
+    def last(self, chat: str | None = None) -> str:
+        lines = self.said(chat)
+        return lines[-1].text if lines else ""
+
+    def _chat_key(self, chat: str) -> str:
+        if chat == self.group or chat.startswith("console:"):
+            return chat
+        return self._who(chat).ref
+
+    def mark(self) -> int:
+        """The id of the newest line, to read only what comes after it."""
+        return self.lines[-1].id if self.lines else 0
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()

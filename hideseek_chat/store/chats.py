@@ -1,0 +1,144 @@
+"""The conversation's own records: chat preferences, people, kept messages, hiding spots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from hideseek_chat.rules.state import Phase
+from hideseek_chat.store.models import (
+    ChatMessageRow,
+    ChatPrefsRow,
+    ChatRow,
+    GameRow,
+    HidingSpotRow,
+    PersonRow,
+    PlayerRow,
+)
+from hideseek_chat.store.repository import GameRepository
+
+DEFAULT_MAP = "stillwater"
+
+
+@dataclass(frozen=True)
+class ChatPrefs:
+    language: str = "en"
+    units: str | None = None  # None: the ruleset's units
+    map_name: str = DEFAULT_MAP
+
+
+@dataclass(frozen=True)
+class SpotData:
+    lat: float
+    lon: float
+    accuracy_m: float | None
+    frozen_at: datetime
+
+
+class Chats:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def _chat_id(self, chat_key: str, now: datetime) -> int:
+        return GameRepository(self.session).chat_id(chat_key, now)
+
+    def _existing_chat_id(self, chat_key: str) -> int | None:
+        return self.session.scalar(select(ChatRow.id).where(ChatRow.key == chat_key))
+
+    def prefs(self, chat_key: str) -> ChatPrefs:
+        chat_id = self._existing_chat_id(chat_key)
+        row = None if chat_id is None else self.session.get(ChatPrefsRow, chat_id)
+        if row is None:
+            return ChatPrefs()
+        return ChatPrefs(row.language, row.units, row.map_name)
+
+    def set_prefs(self, chat_key: str, prefs: ChatPrefs, now: datetime) -> None:
+        chat_id = self._chat_id(chat_key, now)
+        row = self.session.get(ChatPrefsRow, chat_id)
+        if row is None:
+            self.session.add(
+                ChatPrefsRow(
+                    chat_id=chat_id,
+                    language=prefs.language,
+                    units=prefs.units,
+                    map_name=prefs.map_name,
+                )
+            )
+        else:
+            row.language, row.units, row.map_name = prefs.language, prefs.units, prefs.map_name
+        self.session.flush()
+
+    # ----- people -----
+
+    def game_chat_for(self, ref: str) -> str | None:
+        """The group of the newest unfinished game ``ref`` plays in (for private messages)."""
+        return self.session.scalar(
+            select(ChatRow.key)
+            .join(GameRow, GameRow.chat_id == ChatRow.id)
+            .join(PlayerRow, PlayerRow.game_id == GameRow.id)
+            .where(PlayerRow.ref == ref, PlayerRow.active, GameRow.phase != Phase.GAME_OVER)
+            .order_by(GameRow.id.desc())
+            .limit(1)
+        )
+
+    def can_message(self, ref: str) -> bool:
+        row = self.session.get(PersonRow, ref)
+        return bool(row and row.private_ok)
+
+    def met(self, ref: str, name: str, now: datetime, private_ok: bool | None = None) -> None:
+        """Remember ``ref``'s name; ``private_ok`` records whether they can be written to."""
+        row = self.session.get(PersonRow, ref)
+        if row is None:
+            self.session.add(
+                PersonRow(ref=ref, name=name, private_ok=bool(private_ok), updated_at=now)
+            )
+        else:
+            row.name = name or row.name
+            if private_ok is not None:
+                row.private_ok = private_ok
+            row.updated_at = now
+        self.session.flush()
+
+    # ----- kept messages -----
+
+    def message_ref(self, chat_key: str, slot: str) -> str | None:
+        chat_id = self._existing_chat_id(chat_key)
+        if chat_id is None:
+            return None
+        row = self.session.get(ChatMessageRow, (chat_id, slot))
+        return None if row is None else row.message_ref
+
+    def set_message_ref(self, chat_key: str, slot: str, message_ref: str, now: datetime) -> None:
+        chat_id = self._chat_id(chat_key, now)
+        row = self.session.get(ChatMessageRow, (chat_id, slot))
+        if row is None:
+            self.session.add(ChatMessageRow(chat_id=chat_id, slot=slot, message_ref=message_ref))
+        else:
+            row.message_ref = message_ref
+        self.session.flush()
+
+    # ----- hiding spots -----
+
+    def hiding_spot(self, game_id: int, round_number: int) -> SpotData | None:
+        row = self.session.get(HidingSpotRow, (game_id, round_number))
+        if row is None:
+            return None
+        return SpotData(row.lat, row.lon, row.accuracy_m, row.frozen_at)
+
+    def freeze_spot(self, game_id: int, round_number: int, spot: SpotData) -> None:
+        row = self.session.get(HidingSpotRow, (game_id, round_number))
+        if row is None:
+            self.session.add(
+                HidingSpotRow(
+                    game_id=game_id,
+                    round_number=round_number,
+                    lat=spot.lat,
+                    lon=spot.lon,
+                    accuracy_m=spot.accuracy_m,
+                    frozen_at=spot.frozen_at,
+                )
+            )
+            self.session.flush()

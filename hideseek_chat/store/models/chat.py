@@ -1,0 +1,60 @@
+"""What the conversation keeps beside the game: chat preferences, people, pinned messages,
+and the hider's frozen hiding spot."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey
+from sqlalchemy.orm import Mapped, mapped_column
+
+from hideseek_chat.store.models.base import GAME_FK, Base
+
+
+class ChatPrefsRow(Base):
+    """How the bot speaks in a chat and which map its games use."""
+
+    __tablename__ = "chat_prefs"
+
+    chat_id: Mapped[int] = mapped_column(
+        ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True
+    )
+    language: Mapped[str]
+    units: Mapped[str | None]  # None: the ruleset's units
+    map_name: Mapped[str]
+
+
+class PersonRow(Base):
+    """Someone the bot has met; ``private_ok`` once they opened a private chat with it."""
+
+    __tablename__ = "people"
+
+    ref: Mapped[str] = mapped_column(primary_key=True)
+    name: Mapped[str]
+    private_ok: Mapped[bool]
+    updated_at: Mapped[datetime]
+
+
+class ChatMessageRow(Base):
+    """A message the bot keeps editing, such as the pinned status (``slot`` = "status")."""
+
+    __tablename__ = "chat_messages"
+
+    chat_id: Mapped[int] = mapped_column(
+        ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True
+    )
+    slot: Mapped[str] = mapped_column(primary_key=True)
+    message_ref: Mapped[str]
+
+
+class HidingSpotRow(Base):
+    """Where the hider was when the end game began (secret: hider-only)."""
+
+    __tablename__ = "hiding_spots"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey(GAME_FK, ondelete="CASCADE"), primary_key=True)
+    round_number: Mapped[int] = mapped_column(primary_key=True)
+    lat: Mapped[float]
+    lon: Mapped[float]
+    accuracy_m: Mapped[float | None]
+    frozen_at: Mapped[datetime]
