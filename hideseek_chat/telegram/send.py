@@ -1,0 +1,223 @@
+"""Perform the conversation's ``Outbound`` actions with the Telegram Bot API.
+
+Failures are Telegram's, not the game's: they are logged and never escape. A private message
+to someone who never opened a chat with the bot (or blocked it) is reported to the
+conversation, which answers with what to send instead. ``perform`` tells its caller whether
+a transient failure (network, flood control) means the actions should be tried again later.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters
+from telegram.constants import MessageLimit
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from hideseek_chat.chat.model import (
+    AnswerButton,
+    Button,
+    DeleteMessage,
+    Outbound,
+    SendText,
+)
+from hideseek_chat.telegram.convert import telegram_id
+
+log = logging.getLogger(__name__)
+
+STATUS_SLOT = "status"
+
+
+class ConversationPort(Protocol):
+    """What sending needs from the conversation (``hideseek_chat.chat.service.Conversation``)."""
+
+    def unreachable(self, ref: str, now: datetime) -> list[Outbound]: ...
+
+    def status_ref(self, chat: str) -> str | None: ...
+
+    def remember_status(self, chat: str, message_ref: str) -> None: ...
+
+
+class _Unreachable(Exception):
+    """A private message could not be delivered to its person."""
+
+
+async def perform(
+    bot: Bot,
+    conversation: ConversationPort,
+    actions: Sequence[Outbound],
+    *,
+    now: datetime,
+    press_id: str | None = None,
+) -> bool:
+    """Perform ``actions`` in order; return False if a transient failure stopped them.
+
+    ``press_id`` is the callback query being handled: an ``AnswerButton`` without a
+    ``press_ref`` answers it. Permanent failures (a message that cannot be edited, a chat
+    the bot was removed from) are logged and skipped, so one bad action never blocks the
+    ones after it. A person unreachable in private is reported once per call.
+    """
+    unreachable: set[str] = set()
+    pending = list(actions)
+    while pending:
+        action = pending.pop(0)
+        try:
+            await _perform_one(bot, conversation, action, press_id)
+        except _Unreachable:
+            if action.to in unreachable:
+                continue
+            unreachable.add(action.to)
+            # What to say instead (a notice in their group) goes out right after.
+            pending[:0] = conversation.unreachable(action.to, now)
+        except BadRequest as err:  # a subclass of NetworkError, but nothing a retry fixes
+            log.warning("Telegram refused %s: %s", _describe(action), err)
+        except (RetryAfter, NetworkError) as err:
+            log.warning("Telegram unreachable for %s, will retry: %s", _describe(action), err)
+            return False
+        except TelegramError as err:
+            log.warning("Telegram refused %s: %s", _describe(action), err)
+        except ValueError as err:  # a key of another channel
+            log.error("cannot perform %s on Telegram: %s", _describe(action), err)
+    return True
+
+
+async def _perform_one(
+    bot: Bot, conversation: ConversationPort, action: Outbound, press_id: str | None
+) -> None:
+    if isinstance(action, SendText):
+        await _send_text(bot, conversation, action)
+    elif isinstance(action, DeleteMessage):
+        await _delete(bot, action)
+    elif isinstance(action, AnswerButton):
+        query_id = action.press_ref or press_id
+        if query_id:
+            await bot.answer_callback_query(query_id, text=action.text or None)
+    else:
+        log.error("no Telegram action for %r", action)
+
+
+async def _send_text(bot: Bot, conversation: ConversationPort, action: SendText) -> None:
+    chat_id = telegram_id(action.to)
+    if not (action.text or action.photo_ref):
+        log.warning("not sending an empty message to %s", action.to)
+        return
+    markup = keyboard(action.buttons, bot.username)
+    try:
+        if action.slot == STATUS_SLOT:
+            await _send_status(bot, conversation, action, chat_id, markup)
+        else:
+            await _send_message(bot, action, chat_id, markup)
+    except (Forbidden, BadRequest) as err:
+        private = action.private or chat_id > 0  # Telegram's user ids are positive
+        if private and (isinstance(err, Forbidden) or "chat not found" in str(err).lower()):
+            raise _Unreachable from err
+        raise
+
+
+async def _send_message(
+    bot: Bot, action: SendText, chat_id: int, markup: InlineKeyboardMarkup | None
+) -> None:
+    reply = (
+        ReplyParameters(message_id=int(action.reply_to), allow_sending_without_reply=True)
+        if action.reply_to
+        else None
+    )
+    text = action.text
+    if action.photo_ref:
+        caption, text = _split(text, MessageLimit.CAPTION_LENGTH)
+        await bot.send_photo(
+            chat_id,
+            action.photo_ref,
+            caption=caption or None,
+            reply_parameters=reply,
+            reply_markup=None if text else markup,
+        )
+        reply = None
+    chunks = _chunks(text, MessageLimit.MAX_TEXT_LENGTH)
+    for i, chunk in enumerate(chunks):
+        last = i == len(chunks) - 1
+        await bot.send_message(
+            chat_id, chunk, reply_parameters=reply, reply_markup=markup if last else None
+        )
+        reply = None
+
+
+async def _send_status(
+    bot: Bot,
+    conversation: ConversationPort,
+    action: SendText,
+    chat_id: int,
+    markup: InlineKeyboardMarkup | None,
+) -> None:
+    text, _ = _split(action.text, MessageLimit.MAX_TEXT_LENGTH)
+    ref = conversation.status_ref(action.to)
+    if ref is not None:
+        try:
+            await bot.edit_message_text(
+                text, chat_id=chat_id, message_id=int(ref), reply_markup=markup
+            )
+            return
+        except BadRequest as err:
+            reason = str(err).lower()
+            if "not modified" in reason:
+                return
+            if "not found" not in reason and "can't be edited" not in reason:
+                raise
+            log.info("status message %s in %s is gone (%s); sending a new one", ref, chat_id, err)
+    sent = await bot.send_message(chat_id, text, reply_markup=markup)
+    try:
+        await bot.pin_chat_message(chat_id, sent.message_id, disable_notification=True)
+    except TelegramError as err:  # not an admin: the status still works, unpinned
+        log.info("could not pin the status in %s: %s", chat_id, err)
+    conversation.remember_status(action.to, str(sent.message_id))
+
+
+async def _delete(bot: Bot, action: DeleteMessage) -> None:
+    try:
+        await bot.delete_message(telegram_id(action.to), int(action.message_ref))
+    except (BadRequest, Forbidden) as err:  # too old, already gone, or the bot is no admin
+        log.info("could not delete message %s in %s: %s", action.message_ref, action.to, err)
+
+
+def keyboard(rows: Sequence[Sequence[Button]], bot_username: str) -> InlineKeyboardMarkup | None:
+    """Build the inline keyboard; a ``private_link`` button opens the bot's private chat."""
+    if not rows:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(b.label, url=f"https://t.me/{bot_username}?start=hi")
+                if b.private_link
+                else InlineKeyboardButton(b.label, callback_data=b.data or b.label)
+                for b in row
+            ]
+            for row in rows
+        ]
+    )
+
+
+def _split(text: str, limit: int) -> tuple[str, str]:
+    """Cut ``text`` at a line break (else a space, else hard) so the head fits in ``limit``."""
+    if len(text) <= limit:
+        return text, ""
+    cut = text.rfind("\n", 0, limit + 1)
+    if cut <= 0:
+        cut = text.rfind(" ", 0, limit + 1)
+    if cut <= 0:
+        cut = limit
+    return text[:cut], text[cut:].lstrip("\n ")
+
+
+def _chunks(text: str, limit: int) -> list[str]:
+    chunks: list[str] = []
+    while text:
+        head, text = _split(text, limit)
+        chunks.append(head)
+    return chunks
+
+
+def _describe(action: Outbound) -> str:
+    return f"{type(action).__name__} to {action.to}"

@@ -1,0 +1,200 @@
+"""A Bot API that never touches the network, and a conversation that follows a script."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from telegram.request import BaseRequest, RequestData
+
+from hideseek_chat.chat.clock import GameClock
+from hideseek_chat.chat.model import Inbound, Outbound
+from tests.telegram.factories import BOT_ID, BOT_USERNAME, SENT_AT, chat
+
+BOT_USER = {
+    "id": BOT_ID,
+    "is_bot": True,
+    "first_name": "Referee",
+    "username": BOT_USERNAME,
+    "can_join_groups": True,
+    "can_read_all_group_messages": False,
+    "supports_inline_queries": False,
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    params: dict[str, Any]
+
+
+class FixedClock(GameClock):
+    """A game clock that always says ``at``."""
+
+    def __init__(self, at: datetime) -> None:
+        super().__init__()
+        self.at = at
+
+    def now(self) -> datetime:
+        return self.at
+
+
+class RecordingRequest(BaseRequest):
+    """Answer Bot API calls with canned successes and record them; refuse anything else.
+
+    ``fail(method, code, description)`` makes the next call of ``method`` fail like Telegram
+    does. A method without a canned answer is recorded in ``unexpected``, which the fixture
+    asserts empty, so no test passes by accident while the bot calls something new.
+    """
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.unexpected: list[str] = []
+        self.files: dict[str, bytes] = {}
+        self._failures: dict[str, list[tuple[int, str]]] = {}
+        self._message_ids = itertools.count(9000)
+
+    @property
+    def read_timeout(self) -> float | None:
+        return None
+
+    async def initialize(self) -> None:
+        pass
+
+    async def shutdown(self) -> None:
+        pass
+
+    def fail(self, method: str, code: int, description: str) -> None:
+        self._failures.setdefault(method, []).append((code, description))
+
+    def sent(self, method: str) -> list[dict[str, Any]]:
+        """The parameters of every call of ``method``, in order."""
+        return [c.params for c in self.calls if c.method == method]
+
+    @property
+    def methods(self) -> list[str]:
+        return [c.method for c in self.calls if c.method != "getMe"]
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: Any = None,
+        write_timeout: Any = None,
+        connect_timeout: Any = None,
+        pool_timeout: Any = None,
+    ) -> tuple[int, bytes]:
+        if "/file/bot" in url:
+            path = url.split("/file/bot", 1)[1].split("/", 1)[1]
+            self.calls.append(Call("download", {"path": path}))
+            return 200, self.files[path]
+        name = url.rsplit("/", 1)[-1]
+        params = request_data.parameters if request_data is not None else {}
+        self.calls.append(Call(name, dict(params)))
+        if self._failures.get(name):
+            code, description = self._failures[name].pop(0)
+            body = {"ok": False, "error_code": code, "description": description}
+            return code, json.dumps(body).encode()
+        answer = getattr(self, f"_answer_{name}", None)
+        if answer is None:
+            self.unexpected.append(name)
+            raise AssertionError(f"the bot called {name}, which no test expects")
+        return 200, json.dumps({"ok": True, "result": answer(params)}).encode()
+
+    # ----- canned answers, one per endpoint the adapter may call
+
+    def _sent_message(self, params: dict[str, Any], **content: Any) -> dict[str, Any]:
+        return {
+            "message_id": next(self._message_ids),
+            "date": int(SENT_AT.timestamp()),
+            "chat": chat(int(params["chat_id"])),
+            "from": BOT_USER,
+            **content,
+        }
+
+    def _answer_getMe(self, params: dict[str, Any]) -> Any:
+        return BOT_USER
+
+    def _answer_sendMessage(self, params: dict[str, Any]) -> Any:
+        return self._sent_message(params, text=params["text"])
+
+    def _answer_sendPhoto(self, params: dict[str, Any]) -> Any:
+        size = {"file_id": params["photo"], "file_unique_id": "p", "width": 1, "height": 1}
+        return self._sent_message(params, photo=[size], caption=params.get("caption", ""))
+
+    def _answer_editMessageText(self, params: dict[str, Any]) -> Any:
+        return self._sent_message(params, text=params["text"]) | {
+            "message_id": int(params["message_id"])
+        }
+
+    def _answer_getFile(self, params: dict[str, Any]) -> Any:
+        file_id = params["file_id"]
+        return {
+            "file_id": file_id,
+            "file_unique_id": f"u-{file_id}",
+            "file_size": len(self.files.get(f"documents/{file_id}", b"")),
+            "file_path": f"documents/{file_id}",
+        }
+
+    def _answer_true(self, params: dict[str, Any]) -> Any:
+        return True
+
+    _answer_pinChatMessage = _answer_true
+    _answer_deleteMessage = _answer_true
+    _answer_answerCallbackQuery = _answer_true
+    _answer_setMyCommands = _answer_true
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """Shaped like ``hideseek_chat.chat.service.Delivery``: all the adapter reads."""
+
+    id: int
+    actions: tuple[Outbound, ...]
+
+
+@dataclass
+class FakeConversation:
+    """Record what the adapter hands over; answer with scripted replies and outbox entries."""
+
+    replies: list[list[Outbound]] = field(default_factory=list)
+    outbox: list[Delivery] = field(default_factory=list)
+    notices: list[Outbound] = field(default_factory=list)
+    statuses: dict[str, str] = field(default_factory=dict)
+    inbound: list[Inbound] = field(default_factory=list)
+    delivered_ids: list[int] = field(default_factory=list)
+    ticks: list[datetime] = field(default_factory=list)
+    unreachable_refs: list[str] = field(default_factory=list)
+    bot_names: list[str] = field(default_factory=list)
+
+    def named(self, bot_name: str) -> FakeConversation:
+        """The factory the adapter calls with the bot's username."""
+        self.bot_names.append(bot_name)
+        return self
+
+    def handle(self, msg: Inbound) -> list[Outbound]:
+        self.inbound.append(msg)
+        return self.replies.pop(0) if self.replies else []
+
+    def outgoing(self, now: datetime, limit: int = 50) -> list[Delivery]:
+        return [d for d in self.outbox if d.id not in self.delivered_ids][:limit]
+
+    def delivered(self, delivery_id: int, now: datetime) -> None:
+        self.delivered_ids.append(delivery_id)
+
+    def unreachable(self, ref: str, now: datetime) -> list[Outbound]:
+        self.unreachable_refs.append(ref)
+        return list(self.notices)
+
+    def tick(self, now: datetime) -> None:
+        self.ticks.append(now)
+
+    def status_ref(self, chat: str) -> str | None:
+        return self.statuses.get(chat)
+
+    def remember_status(self, chat: str, message_ref: str) -> None:
+        self.statuses[chat] = message_ref

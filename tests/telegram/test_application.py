@@ -1,0 +1,88 @@
+"""How the Application is built: rate limiter, command menu, the tick job, errors contained."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from telegram.ext import AIORateLimiter
+
+from hideseek_chat.chat.model import SendText
+from hideseek_chat.telegram.bot import COMMANDS, TICK_SECONDS, build_application
+from tests.telegram.conftest import GAME_NOW, Harness
+from tests.telegram.factories import GROUP, TOKEN, make_command
+from tests.telegram.fakes import Delivery, FakeConversation, FixedClock, RecordingRequest
+
+
+async def test_every_call_goes_through_the_rate_limiter(harness: Harness) -> None:
+    assert isinstance(harness.app.bot.rate_limiter, AIORateLimiter)
+
+
+async def test_the_command_menu_is_set_on_startup(harness: Harness) -> None:
+    assert harness.app.post_init is not None
+    await harness.app.post_init(harness.app)
+    [sent] = harness.api.sent("setMyCommands")
+    names = [c["command"] for c in sent["commands"]]
+    assert names == [
+        "newgame",
+        "join",
+        "leave",
+        "begin",
+        "ask",
+        "found",
+        "cleared",
+        "pause",
+        "resume",
+        "status",
+        "score",
+        "hand",
+        "track",
+        "map",
+        "settings",
+        "help",
+    ]
+    assert len(COMMANDS) == len(names)
+
+
+async def test_a_failing_command_menu_does_not_stop_the_bot(harness: Harness) -> None:
+    harness.api.fail("setMyCommands", 400, "Bad Request: bad command description")
+    assert harness.app.post_init is not None
+    await harness.app.post_init(harness.app)
+
+
+async def test_the_tick_job_fires_timers_and_sends_their_announcements(harness: Harness) -> None:
+    assert harness.app.job_queue is not None
+    [job] = harness.app.job_queue.get_jobs_by_name("tick")
+    assert job.job.trigger.interval.total_seconds() == TICK_SECONDS
+    harness.conversation.outbox.append(
+        Delivery(9, (SendText(f"tg:{GROUP}", text="Hiding time is over"),))
+    )
+    await job.run(harness.app)
+    assert harness.conversation.ticks == [GAME_NOW]
+    assert [m["text"] for m in harness.api.sent("sendMessage")] == ["Hiding time is over"]
+    assert harness.conversation.delivered_ids == [9]
+
+
+async def test_a_conversation_error_is_logged_not_raised(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(msg: object) -> list[object]:
+        raise RuntimeError("boom")
+
+    harness.conversation.handle = broken  # type: ignore[assignment,method-assign]
+    with caplog.at_level(logging.ERROR):
+        await harness.feed(make_command(harness.app.bot, "/status"))
+    assert "boom" in caplog.text
+
+
+async def test_a_self_hosted_bot_api_server_is_used_for_calls_and_files() -> None:
+    api = RecordingRequest()
+    app = build_application(
+        TOKEN,
+        FixedClock(GAME_NOW),
+        FakeConversation().named,
+        base_url="http://127.0.0.1:8081/bot",
+        request=api,
+    )
+    assert app.bot.base_url == f"http://127.0.0.1:8081/bot{TOKEN}"
+    assert app.bot.base_file_url == f"http://127.0.0.1:8081/file/bot{TOKEN}"
