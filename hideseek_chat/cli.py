@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -71,6 +72,32 @@ def _db(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace, config: Config) -> int:
+    # Both checks come first: a bad setting is one sentence, before anything connects.
+    config.require_telegram_token()
+    if args.command == "webhook":
+        config.require_webhook_url()
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    # httpx logs every request URL at INFO, and the Bot API's URLs contain the token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    from telegram.error import InvalidToken
+
+    from hideseek_chat import app
+
+    try:
+        if args.command == "webhook":
+            app.run_webhook(config)
+        else:
+            app.run_polling(config)
+    except InvalidToken:
+        raise ConfigError(
+            "Telegram refused TELEGRAM_BOT_TOKEN; it was revoked or mistyped (see @BotFather)."
+        ) from None
+    return 0
+
+
 def _safe_url(url: str) -> str:
     from sqlalchemy.engine import make_url
 
@@ -89,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     db = commands.add_parser("db", help="the database: upgrade to the newest schema, or check")
     db.add_argument("action", choices=("upgrade", "check"))
     db.set_defaults(handler=_db)
+    run = commands.add_parser("run", help="run the Telegram bot with long polling")
+    run.set_defaults(handler=_serve)
+    webhook = commands.add_parser(
+        "webhook", help="run the Telegram bot behind a webhook (PORT, WEBHOOK_URL)"
+    )
+    webhook.set_defaults(handler=_serve)
     return parser
 
 

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
+
+#: A bot token as @BotFather hands it out: the bot's numeric id, a colon, a secret.
+TOKEN_SHAPE = re.compile(r"[0-9]{3,}:[A-Za-z0-9_-]{30,}")
+#: What Telegram accepts as a webhook's secret token.
+SECRET_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class ConfigError(ValueError):
@@ -22,6 +30,9 @@ class Config:
     clock_speed: float = 1.0
     rulesets_dirs: tuple[Path, ...] = field(default_factory=tuple)
     ping_retention: timedelta = timedelta(hours=24)
+    port: int = 8080
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
 
     @property
     def effective_database_url(self) -> str:
@@ -34,6 +45,37 @@ class Config:
             if url.startswith(prefix):
                 return "postgresql+psycopg://" + url[len(prefix) :]
         return url
+
+    def require_telegram_token(self) -> str:
+        """Return the bot token; raise ``ConfigError`` when it is missing or malformed."""
+        token = (self.telegram_token or "").strip()
+        if not token:
+            raise ConfigError(
+                "TELEGRAM_BOT_TOKEN is not set; ask @BotFather for a token and export it."
+            )
+        if not TOKEN_SHAPE.fullmatch(token):
+            # Never echo the token: it is a secret and may end up in a shared log.
+            raise ConfigError(
+                "TELEGRAM_BOT_TOKEN does not look like a bot token"
+                " (digits, a colon, then the secret part, e.g. 123456:ABC-DEF...)."
+            )
+        return token
+
+    def require_webhook_url(self) -> str:
+        """Return WEBHOOK_URL; raise ``ConfigError`` when it is not set."""
+        if not self.webhook_url:
+            raise ConfigError(
+                "WEBHOOK_URL is not set; give the public https:// address Telegram should call."
+            )
+        return self.webhook_url
+
+    @property
+    def effective_webhook_secret(self) -> str:
+        """WEBHOOK_SECRET, or a stable secret derived from the token's hash."""
+        if self.webhook_secret:
+            return self.webhook_secret
+        token = self.require_telegram_token()
+        return hashlib.sha256(f"hideseek-chat webhook {token}".encode()).hexdigest()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -56,6 +98,21 @@ class Config:
             ) from None
         if retention < 0:
             raise ConfigError("HIDESEEK_PING_RETENTION_HOURS must not be negative.")
+        port_text = env.get("PORT", "").strip() or "8080"
+        if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) < 65536:
+            raise ConfigError(f"PORT must be a port number from 1 to 65535, not {port_text!r}.")
+        webhook_url = env.get("WEBHOOK_URL", "").strip() or None
+        if webhook_url is not None:
+            parts = urlsplit(webhook_url)
+            if parts.scheme not in ("https", "http") or not parts.hostname:
+                raise ConfigError(
+                    f"WEBHOOK_URL must be an https:// address with a host, not {webhook_url!r}."
+                )
+        secret = env.get("WEBHOOK_SECRET", "").strip() or None
+        if secret is not None and not SECRET_SHAPE.fullmatch(secret):
+            raise ConfigError(
+                "WEBHOOK_SECRET must be 1 to 256 letters, digits, '_' or '-' (Telegram's rule)."
+            )
         dirs = tuple(Path(p) for p in env.get("HIDESEEK_RULESETS_DIR", "").split(os.pathsep) if p)
         return cls(
             telegram_token=env.get("TELEGRAM_BOT_TOKEN") or None,
@@ -65,4 +122,7 @@ class Config:
             clock_speed=speed,
             rulesets_dirs=dirs,
             ping_retention=timedelta(hours=retention),
+            port=int(port_text),
+            webhook_url=webhook_url,
+            webhook_secret=secret,
         )

@@ -1,0 +1,132 @@
+"""The composition root: store, clock, conversation and the Telegram channel, wired once.
+
+Nothing here connects at import time; ``build`` does, in this order: check the token,
+migrate the database, open the engine, make the clock, the conversation (on the first
+update, once the bot knows its username) and the bot's ``Application`` with its jobs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+from sqlalchemy import Engine
+from telegram.ext import ContextTypes
+from telegram.request import BaseRequest
+
+from hideseek_chat.chat.clock import GameClock
+from hideseek_chat.config import Config
+from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
+from hideseek_chat.store import (
+    UnitOfWorkFactory,
+    make_engine,
+    migrate,
+    purge_pings,
+    unit_of_work_factory,
+)
+from hideseek_chat.telegram.bot import (
+    ALLOWED_UPDATES,
+    ConversationLike,
+    TelegramApp,
+    build_application,
+)
+
+log = logging.getLogger(__name__)
+
+#: How often the location pings of finished games are purged.
+PURGE_EVERY = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class App:
+    """Everything ``build`` wired, for running it and for tests."""
+
+    config: Config
+    engine: Engine
+    uow_factory: UnitOfWorkFactory
+    clock: GameClock
+    telegram: TelegramApp
+
+
+def build(config: Config, *, request: BaseRequest | None = None) -> App:
+    """Wire the application from ``config``; ``request`` replaces Telegram's HTTP (tests).
+
+    Raises ``ConfigError`` before touching anything when the bot token is missing or
+    malformed. Migrates the database to the newest schema.
+    """
+    token = config.require_telegram_token()
+    url = config.effective_database_url
+    migrate.upgrade(url)
+    engine = make_engine(url)
+    uow_factory = unit_of_work_factory(engine)
+    clock = GameClock(config.clock_speed)
+
+    def conversation(bot_name: str) -> ConversationLike:
+        # Imported late: the chat layer pulls in the geo stack, which the CLI's other
+        # commands never need.
+        from hideseek_chat.chat.service import Conversation
+
+        if not config.rulesets_dirs:
+            return Conversation(uow_factory, bot_name=bot_name)
+        return Conversation(uow_factory, bot_name=bot_name, rulesets=_ruleset_loader(config))
+
+    telegram = build_application(
+        token, clock, conversation, base_url=config.telegram_base_url, request=request
+    )
+
+    async def purge(context: ContextTypes.DEFAULT_TYPE) -> None:
+        # Game time, like the games' end times the retention is measured from.
+        count = purge_pings(uow_factory, clock.now(), config.ping_retention)
+        if count:
+            log.info("purged %d location pings of finished games", count)
+
+    assert telegram.job_queue is not None
+    telegram.job_queue.run_repeating(
+        purge, interval=PURGE_EVERY, first=timedelta(minutes=1), name="purge-pings"
+    )
+    return App(config, engine, uow_factory, clock, telegram)
+
+
+def _ruleset_loader(config: Config) -> Callable[[str], Ruleset]:
+    """Load rulesets by name from the shipped ones and ``HIDESEEK_RULESETS_DIR``, once each."""
+
+    @lru_cache(maxsize=32)
+    def load(name: str) -> Ruleset:
+        return load_ruleset(name, config.rulesets_dirs)
+
+    return load
+
+
+def run_polling(config: Config) -> None:
+    """Run the bot with long polling until interrupted (Ctrl-C, SIGTERM)."""
+    app = build(config)
+    try:
+        app.telegram.run_polling(allowed_updates=list(ALLOWED_UPDATES))
+    finally:
+        app.engine.dispose()
+
+
+def run_webhook(config: Config) -> None:
+    """Serve Telegram's webhook on ``PORT`` at ``WEBHOOK_URL``'s path until interrupted.
+
+    Telegram sends ``WEBHOOK_SECRET`` (or the secret derived from the token) with every
+    request; python-telegram-bot refuses requests without it.
+    """
+    webhook_url = config.require_webhook_url()
+    secret = config.effective_webhook_secret
+    app = build(config)
+    try:
+        app.telegram.run_webhook(
+            listen="0.0.0.0",  # every interface: a container port behind the TLS proxy
+            port=config.port,
+            url_path=urlsplit(webhook_url).path.lstrip("/"),
+            webhook_url=webhook_url,
+            secret_token=secret,
+            allowed_updates=list(ALLOWED_UPDATES),
+        )
+    finally:
+        app.engine.dispose()

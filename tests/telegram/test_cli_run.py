@@ -1,0 +1,152 @@
+"""``hideseek-chat run`` and ``webhook``: settings checked first, then everything wired once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from telegram.ext import Application
+
+from hideseek_chat import app as app_module
+from hideseek_chat.cli import main
+from hideseek_chat.config import Config, ConfigError
+from tests.telegram.factories import TOKEN
+from tests.telegram.fakes import RecordingRequest
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
+    for name in (
+        "TELEGRAM_BOT_TOKEN",
+        "TELEGRAM_BASE_URL",
+        "DATABASE_URL",
+        "WEBHOOK_URL",
+        "WEBHOOK_SECRET",
+        "PORT",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HIDESEEK_DATA_DIR", str(tmp_path))
+    return monkeypatch
+
+
+@pytest.fixture
+def never_run(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
+    """Stand in for the blocking run methods; record how they were called."""
+    calls: dict[str, dict[str, Any]] = {}
+
+    def polling(self: Application, **kwargs: Any) -> None:  # type: ignore[type-arg]
+        calls["polling"] = kwargs
+
+    def webhook(self: Application, **kwargs: Any) -> None:  # type: ignore[type-arg]
+        calls["webhook"] = kwargs
+
+    monkeypatch.setattr(Application, "run_polling", polling)
+    monkeypatch.setattr(Application, "run_webhook", webhook)
+    return calls
+
+
+@pytest.mark.parametrize("command", ["run", "webhook"])
+def test_without_a_token_the_bot_says_so_in_one_line(
+    command: str, env: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([command]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "TELEGRAM_BOT_TOKEN is not set" in captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert not (tmp_path / "hideseek.sqlite3").exists()  # nothing was built
+
+
+@pytest.mark.parametrize(
+    "token", ["98765", "abc:defghijklmnopqrstuvwxyz0123456789", "123456:short", f"{TOKEN} extra"]
+)
+def test_a_malformed_token_is_refused_without_echoing_it(
+    token: str, env: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.setenv("TELEGRAM_BOT_TOKEN", token)
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not look like a bot token" in err
+    assert token not in err
+    assert not (tmp_path / "hideseek.sqlite3").exists()
+
+
+def test_webhook_needs_its_url(env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    env.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    assert main(["webhook"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "WEBHOOK_URL is not set" in err
+
+
+def test_run_migrates_and_polls_for_the_updates_the_bot_reads(
+    env: pytest.MonkeyPatch, tmp_path: Path, never_run: dict[str, dict[str, Any]]
+) -> None:
+    env.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    assert main(["run"]) == 0
+    assert (tmp_path / "hideseek.sqlite3").is_file()
+    assert never_run["polling"]["allowed_updates"] == [
+        "message",
+        "edited_message",
+        "callback_query",
+    ]
+
+
+def test_webhook_serves_the_urls_path_with_a_stable_secret(
+    env: pytest.MonkeyPatch, never_run: dict[str, dict[str, Any]]
+) -> None:
+    env.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    env.setenv("WEBHOOK_URL", "https://bot.example.org/tg/hook")
+    env.setenv("PORT", "9000")
+    assert main(["webhook"]) == 0
+    call = never_run["webhook"]
+    assert (call["port"], call["url_path"], call["webhook_url"]) == (
+        9000,
+        "tg/hook",
+        "https://bot.example.org/tg/hook",
+    )
+    derived = call["secret_token"]
+    assert derived == Config.from_env({"TELEGRAM_BOT_TOKEN": TOKEN}).effective_webhook_secret
+    assert TOKEN not in derived and len(derived) == 64
+
+    env.setenv("WEBHOOK_SECRET", "my-own_secret")
+    assert main(["webhook"]) == 0
+    assert never_run["webhook"]["secret_token"] == "my-own_secret"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("PORT", "http", "PORT must be a port number"),
+        ("PORT", "70000", "PORT must be a port number"),
+        ("WEBHOOK_URL", "bot.example.org/hook", "WEBHOOK_URL must be an https:// address"),
+        ("WEBHOOK_SECRET", "not allowed!", "WEBHOOK_SECRET must be 1 to 256"),
+        ("WEBHOOK_SECRET", "x" * 257, "WEBHOOK_SECRET must be 1 to 256"),
+    ],
+)
+def test_webhook_settings_are_validated(name: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Config.from_env({name: value})
+
+
+def test_the_derived_secret_needs_a_token() -> None:
+    with pytest.raises(ConfigError, match="TELEGRAM_BOT_TOKEN"):
+        _ = Config().effective_webhook_secret
+
+
+async def test_build_wires_store_clock_and_jobs(tmp_path: Path) -> None:
+    config = Config(telegram_token=TOKEN, data_dir=tmp_path, clock_speed=30)
+    api = RecordingRequest()
+    app = app_module.build(config, request=api)
+    try:
+        assert app.clock.speed == 30
+        assert app.engine.url.database == str(tmp_path / "hideseek.sqlite3")
+        assert app.telegram.job_queue is not None
+        names = {job.name for job in app.telegram.job_queue.jobs()}
+        assert names == {"tick", "purge-pings"}
+        await app.telegram.initialize()
+        [purge] = app.telegram.job_queue.get_jobs_by_name("purge-pings")
+        await purge.run(app.telegram)  # a fresh database: nothing to purge, nothing sent
+        assert api.methods == [] and api.unexpected == []
+        await app.telegram.shutdown()
+    finally:
+        app.engine.dispose()
