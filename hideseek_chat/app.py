@@ -20,7 +20,7 @@ from telegram.request import BaseRequest
 
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.config import Config
-from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
+from hideseek_chat.rules.ruleset import Ruleset, load_ruleset, ruleset_paths
 from hideseek_chat.store import (
     UnitOfWorkFactory,
     make_engine,
@@ -67,12 +67,17 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
 
     def conversation(bot_name: str) -> ConversationLike:
         # Imported late: the chat layer pulls in the geo stack, which the CLI's other
-        # commands never need.
+        # commands never need. The chat layer renders no bot name itself (private-chat
+        # buttons are deep links the adapter builds), so ``bot_name`` stays here.
         from hideseek_chat.chat.service import Conversation
 
         if not config.rulesets_dirs:
-            return Conversation(uow_factory, bot_name=bot_name)
-        return Conversation(uow_factory, bot_name=bot_name, rulesets=_ruleset_loader(config))
+            return Conversation(uow_factory)
+        return Conversation(
+            uow_factory,
+            rulesets=_ruleset_loader(config),
+            known_rulesets=tuple(sorted(ruleset_paths(config.rulesets_dirs))),
+        )
 
     telegram = build_application(
         token, clock, conversation, base_url=config.telegram_base_url, request=request

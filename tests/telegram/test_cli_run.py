@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from telegram.ext import Application
 from hideseek_chat import app as app_module
 from hideseek_chat.cli import main
 from hideseek_chat.config import Config, ConfigError
-from tests.telegram.factories import TOKEN
+from tests.telegram.factories import GROUP, TOKEN, make_command
 from tests.telegram.fakes import RecordingRequest
 
 
@@ -147,6 +148,25 @@ async def test_build_wires_store_clock_and_jobs(tmp_path: Path) -> None:
         [purge] = app.telegram.job_queue.get_jobs_by_name("purge-pings")
         await purge.run(app.telegram)  # a fresh database: nothing to purge, nothing sent
         assert api.methods == [] and api.unexpected == []
+        await app.telegram.shutdown()
+    finally:
+        app.engine.dispose()
+
+
+async def test_the_real_conversation_answers_through_the_bot(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    api = RecordingRequest()
+    app = app_module.build(Config(telegram_token=TOKEN, data_dir=tmp_path), request=api)
+    try:
+        await app.telegram.initialize()
+        with caplog.at_level(logging.ERROR):
+            await app.telegram.process_update(
+                make_command(app.telegram.bot, "/newgame@HideSeekBot")
+            )
+        assert caplog.text == ""
+        assert [m["chat_id"] for m in api.sent("sendMessage")] == [GROUP]
+        assert api.unexpected == []
         await app.telegram.shutdown()
     finally:
         app.engine.dispose()
