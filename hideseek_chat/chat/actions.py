@@ -189,7 +189,7 @@ def cmd_found(conv: Conversation, msg: CommandIn) -> list[Outbound]:
                 target = HidingSpot(spot.lat, spot.lon, spot.accuracy_m, spot.frozen_at)
             elif hider_ping is not None:
                 target = referee.pin_of(hider_ping)
-            if mine and target is not None and msg.at - mine[0].at <= referee.MAX_PIN_AGE:
+            if mine and target is not None and referee.is_current(mine[0], msg.at):
                 catch_m = conv.ruleset(state).catch_distance_m
                 distance = referee.catch_distance(mine[0], target, catch_m).distance_m  # type: ignore[arg-type]
     return _apply(conv, msg, CatchClaimed(_by(msg), distance))

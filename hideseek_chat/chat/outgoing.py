@@ -22,7 +22,7 @@ from hideseek_chat.chat.views import chat_text
 from hideseek_chat.rules.curses import is_clearable
 from hideseek_chat.rules.decisions import AudienceKind, FreezeHidingSpot, Notify, RequestZone
 from hideseek_chat.rules.ruleset import CATEGORY_ANSWERS, NULL_ANSWER, Category, PowerupEffect
-from hideseek_chat.rules.state import CardZone, GameState, Phase
+from hideseek_chat.rules.state import CardZone, GameState, Phase, QuestionStatus
 from hideseek_chat.store import OutboxMessage, UnitOfWork
 from hideseek_chat.store.chats import SpotData
 
@@ -230,6 +230,8 @@ def _incoming(
         record = state.question_record(record_id)
     except KeyError:
         return "", ()
+    if record.status == QuestionStatus.TRAVELLING:
+        return "", ()  # a heads-up: the question comes once the seekers have travelled
     ruleset = conv.ruleset(state)
     index = conv.maps.index(uow, uow.chats.prefs(uow.games.chat_key(game_id)).map_name)
     hider = conv.hider_ping(uow, game_id, state)
@@ -307,9 +309,9 @@ def suggestion_text(s: referee.Suggestion, fmt: Formatter) -> str:
                     "Nearest to you: {mine} ({my_distance}); nearest to them: {theirs} "
                     "({their_distance})."
                 ),
-                mine=f["hider_place"] or "—",
+                mine=f["hider_place"] or fmt.t(N_("an unnamed one")),
                 my_distance=fmt.distance(f["hider_m"]),
-                theirs=f["seeker_place"] or "—",
+                theirs=f["seeker_place"] or fmt.t(N_("an unnamed one")),
                 their_distance=fmt.distance(f["seeker_m"]),
             )
         )

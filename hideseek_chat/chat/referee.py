@@ -19,8 +19,20 @@ from hideseek_chat.rules.state import GameState, Question
 from hideseek_chat.rules.state import Zone as StateZone
 from hideseek_chat.store import Ping
 
-#: A hider pin older than this does not count for automatic answers or the zone.
+#: A one-off pin older than this does not count for automatic answers, the zone or a catch.
 MAX_PIN_AGE = timedelta(minutes=15)
+#: A live location stays current much longer: phones only send an edit when they move, so
+#: a hider sitting still sends none for as long as they sit.
+MAX_LIVE_AGE = timedelta(hours=2)
+
+
+def max_age(ping: Ping) -> timedelta:
+    """How long ``ping`` counts as where its person is."""
+    return MAX_LIVE_AGE if ping.source == "live" else MAX_PIN_AGE
+
+
+def is_current(ping: Ping, now: datetime) -> bool:
+    return not ping.forwarded and now - ping.at <= max_age(ping)
 
 
 def pin_of(ping: Ping) -> Pin:
@@ -68,7 +80,7 @@ def starts_end_game(zone: StateZone, track: Sequence[Ping], now: datetime) -> bo
         pins[-1],
         now,
         on_transit=geo.is_on_transit(estimate),
-        max_pin_age=MAX_PIN_AGE,
+        max_pin_age=max_age(track[0]),
     )
     return check.starts
 
@@ -135,7 +147,7 @@ def suggest(
             now,
             live=pin_of(hider) if hider else None,
             zone=zone,
-            max_pin_age=MAX_PIN_AGE,
+            max_pin_age=max_age(hider) if hider else MAX_PIN_AGE,
         )
     except geo.PositionUnavailable as missing:
         return Suggestion(None, None, missing.reason)
@@ -215,7 +227,12 @@ def _compute(
             None,
             matching.reason,
             matching.too_close_to_call,
-            {"hider_place": matching.hider_value, "seeker_place": matching.seeker_value},
+            {
+                "hider_place": matching.hider_value,
+                "seeker_place": matching.seeker_value,
+                "hider_m": matching.hider_number,
+                "seeker_m": matching.seeker_number,
+            },
         )
     if category == Category.TENTACLE:
         reach = record.distance_m or question.distance_m or 0.0

@@ -258,7 +258,7 @@ class Conversation:
         from hideseek_chat.rules.scale import size_rules
 
         ping = self.hider_ping(uow, game_id, state)
-        if ping is None or now - ping.at > referee.MAX_PIN_AGE or ping.forwarded:
+        if ping is None or not referee.is_current(ping, now):
             return None
         chat = uow.games.chat_key(game_id)
         index = self.maps.index(uow, uow.chats.prefs(chat).map_name)
