@@ -1,0 +1,436 @@
+"""The English texts of the engine's notices and refusals: ``render`` and ``render_error``.
+
+The rules engine says what happened as ``Notify(to, key, params)`` and refuses with a
+``RuleViolation(key, params)``; the chat layer says it in words. Every sentence is a
+gettext msgid written literally at its ``fmt.t``/``fmt.n`` call, so
+``pybabel extract -k t -k n:1,2 -k N_`` finds it; values are formatted by the chat's
+``Formatter`` (units, clock, language). The texts about the game and its rounds are here,
+those about questions, cards and curses in ``notices_play``, refusals in ``errors_text``.
+
+Secrecy: only ``zone.fixed`` (sent to the hider alone) names the hider's station. The
+station names that ``round.result`` and ``move.started`` carry are not shown.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from hideseek_chat.chat import notices_play
+from hideseek_chat.chat.errors_text import error_keys, has_error_text, render_error
+from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.text_parts import (
+    Params,
+    Renderer,
+    lines,
+    minutes,
+    registrar,
+    size_word,
+)
+
+__all__ = ["error_keys", "has_error_text", "has_template", "notice_keys", "render", "render_error"]
+
+log = logging.getLogger(__name__)
+
+_NOTICES: dict[str, Renderer] = {}
+_notice = registrar(_NOTICES)
+
+
+def has_template(key: str) -> bool:
+    """Whether the notice ``key`` has its own text (otherwise the generic one is shown)."""
+    return key in _NOTICES or key in notices_play.NOTICES
+
+
+def notice_keys() -> frozenset[str]:
+    return frozenset(_NOTICES) | frozenset(notices_play.NOTICES)
+
+
+def render(key: str, params: Mapping[str, Any], fmt: Formatter) -> str:
+    """The text of the engine notice ``key``; never raises."""
+    renderer = _NOTICES.get(key) or notices_play.NOTICES.get(key)
+    if renderer is not None:
+        try:
+            return renderer(params, fmt)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            log.exception("cannot render %s with %r", key, params)
+    return fmt.t("ℹ️ Game update: {key}", key=key)
+
+
+# ----- setting up -----
+
+
+@_notice("game.created")
+def _game_created(p: Params, f: Formatter) -> str:
+    return lines(
+        f.t("🎲 {admin} has set up a new game of Hide+Seek!", admin=p["admin"]),
+        f.t("Size: {size}. Rules: {ruleset}.", size=size_word(f, p["size"]), ruleset=p["ruleset"]),
+        f.t("Send /join to play."),
+    )
+
+
+@_notice("game.joined")
+def _game_joined(p: Params, f: Formatter) -> str:
+    return f.n(
+        "👋 {name} joined. That's {count} team so far.",
+        "👋 {name} joined. That's {count} teams so far.",
+        p["players"],
+        name=p["name"],
+    )
+
+
+@_notice("game.left")
+def _game_left(p: Params, f: Formatter) -> str:
+    return f.t("👋 {name} left the game.", name=p["name"])
+
+
+@_notice("game.new_admin")
+def _game_new_admin(p: Params, f: Formatter) -> str:
+    return f.t("🛡️ {name} is the game's admin now.", name=p["name"])
+
+
+@_notice("team.joined")
+def _team_joined(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🤝 {members} now play together as team {team}.",
+        members=f.names(list(p["members"])),
+        team=p["team"],
+    )
+
+
+@_notice("team.renamed")
+def _team_renamed(p: Params, f: Formatter) -> str:
+    return f.t("🏷️ A team has a new name: {team}.", team=p["team"])
+
+
+def _transport(f: Formatter, transport: str) -> str:
+    if transport == "car":
+        return f.t("Getting around: by car.")
+    if transport == "foot":
+        return f.t("Getting around: on foot only.")
+    return f.t("Getting around: public transit and on foot.")
+
+
+def _mode(f: Formatter, mode: str) -> str:
+    if mode == "teams_points":
+        return f.t("Mode: two seeker teams; the team that finds the hider first scores a point.")
+    if mode == "teams_time":
+        return f.t("Mode: two seeker teams race; the fastest single find wins.")
+    return f.t("Mode: classic, one hider against everyone else.")
+
+
+@_notice("game.settings")
+def _game_settings(p: Params, f: Formatter) -> str:
+    timer = p.get("end_timer_min")
+    rests = [f.t("{start}-{end}", start=a, end=b) for a, b in p.get("rest_periods") or []]
+    return lines(
+        f.t("⚙️ Game settings"),
+        f.t("Size: {size}. Rules: {ruleset}.", size=size_word(f, p["size"]), ruleset=p["ruleset"]),
+        f.n(
+            "Every team hides once.",
+            "Every team hides {count} times.",
+            p["rounds_per_team"],
+        ),
+        f.t("The game ends {duration} after it begins.", duration=minutes(f, timer))
+        if timer
+        else f.t("No end-of-game timer."),
+        f.t("Rest periods: {periods}.", periods=f.names(rests))
+        if rests
+        else f.t("No rest periods."),
+        _transport(f, p.get("transport", "transit")),
+        _mode(f, p.get("mode", "standard")),
+        f.t("Global scale: hiding periods last a day, card times are multiplied.")
+        if p.get("global_scale")
+        else None,
+    )
+
+
+@_notice("game.begun")
+def _game_begun(p: Params, f: Formatter) -> str:
+    return f.n(
+        "🚦 The game is on! Hiding order: {order}. {count} round in all.",
+        "🚦 The game is on! Hiding order: {order}. {count} rounds in all.",
+        p["rounds"],
+        order=f.names(list(p["order"])),
+    )
+
+
+@_notice("game.paused")
+def _game_paused(p: Params, f: Formatter) -> str:
+    return f.t("⏸️ {by} paused the game. Every clock has stopped.", by=p["by"])
+
+
+@_notice("game.resumed")
+def _game_resumed(p: Params, f: Formatter) -> str:
+    return f.t("▶️ {by} resumed the game. The clocks are running again.", by=p["by"])
+
+
+@_notice("game.timer_up")
+def _game_timer_up(p: Params, f: Formatter) -> str:
+    return f.t("⏰ The end-of-game timer has run out: time's up!")
+
+
+@_notice("rest.started")
+def _rest_started(p: Params, f: Formatter) -> str:
+    return f.t(
+        "😴 Rest period: every clock stops until {time}. Enjoy the break!", time=f.clock(p["until"])
+    )
+
+
+@_notice("rest.ended")
+def _rest_ended(p: Params, f: Formatter) -> str:
+    return f.t("☀️ The rest period is over: the clocks are running again.")
+
+
+# ----- rounds -----
+
+
+@_notice("round.hiding_started")
+def _hiding_started(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🙈 Round {round} of {rounds}: {hider} hides! The hiding period lasts {duration}, "
+        "until {time}. Seekers, get ready to set off then.",
+        round=p["round"],
+        rounds=p["rounds"],
+        hider=p["hider"],
+        duration=minutes(f, p["minutes"]),
+        time=f.clock(p["ends_at"]),
+    )
+
+
+@_notice("round.you_hide")
+def _you_hide(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🏃 You're hiding this round! You have {duration}, until {time}, to get to a station "
+        "of your choice: its surroundings become your hiding zone. Good luck!",
+        duration=minutes(f, p["minutes"]),
+        time=f.clock(p["ends_at"]),
+    )
+
+
+@_notice("round.hiding_reminder")
+def _hiding_reminder(p: Params, f: Formatter) -> str:
+    return f.t(
+        "⏰ {duration} of hiding time left. Be at your station when it runs out!",
+        duration=minutes(f, p["minutes"]),
+    )
+
+
+@_notice("round.hiding_reminder_group")
+def _hiding_reminder_group(p: Params, f: Formatter) -> str:
+    return f.t(
+        "⏰ Seekers, get ready: the hiding period ends in {duration}.",
+        duration=minutes(f, p["minutes"]),
+    )
+
+
+@_notice("round.seeking_started")
+def _seeking_started(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🔎 Round {round}: seekers, off you go! The hider's zone reaches {distance} around a "
+        "station. Ask your questions whenever you're ready.",
+        round=p["round"],
+        distance=f.distance(p["radius_m"]),
+    )
+
+
+@_notice("zone.fixed")
+def _zone_fixed(p: Params, f: Formatter) -> str:
+    # The only text that names the station: it goes to the hider alone.
+    return f.t(
+        "📍 Your zone is set: everything within {distance} of {station}. "
+        "Stay inside it until you're found.",
+        distance=f.distance(p["radius_m"]),
+        station=p["station"],
+    )
+
+
+@_notice("move.started")
+def _move_started(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🚚 The hider played a Move! They have {duration}, until {time}, to reach a new zone, "
+        "and their clock is stopped meanwhile. Seekers, stay where you are and ask nothing "
+        "until then.",
+        duration=minutes(f, p["minutes"]),
+        time=f.clock(p["ends_at"]),
+    )
+
+
+@_notice("move.hider")
+def _move_hider(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🚚 Move played: your hand is discarded, and you have {duration}, until {time}, to "
+        "get to a new station. Your clock is stopped until then.",
+        duration=minutes(f, p["minutes"]),
+        time=f.clock(p["ends_at"]),
+    )
+
+
+@_notice("move.ended")
+def _move_ended(p: Params, f: Formatter) -> str:
+    return f.t("🔎 The Move is over: seekers, you may travel and ask questions again.")
+
+
+@_notice("endgame.started")
+def _endgame_started(p: Params, f: Formatter) -> str:
+    if p.get("by"):
+        return f.t(
+            "🎯 {by} says the seekers are in the hider's zone: the end game begins! "
+            "Hider, stay where you are now.",
+            by=p["by"],
+        )
+    return f.t(
+        "🎯 The seekers are in the hider's zone: the end game begins! "
+        "Hider, stay where you are now."
+    )
+
+
+@_notice("endgame.hider")
+def _endgame_hider(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🎯 The seekers are in your zone. Stay exactly where you are: this is your hiding "
+        "spot until they find you."
+    )
+
+
+@_notice("catch.claimed")
+def _catch_claimed(p: Params, f: Formatter) -> str:
+    if p.get("distance_m") is not None:
+        return f.t(
+            "🙋 {by} says they've found the hider ({distance} away by the pins). "
+            "Waiting for the hider to confirm.",
+            by=p["by"],
+            distance=f.distance(p["distance_m"]),
+        )
+    return f.t(
+        "🙋 {by} says they've found the hider. Waiting for the hider to confirm.", by=p["by"]
+    )
+
+
+@_notice("catch.confirm")
+def _catch_confirm(p: Params, f: Formatter) -> str:
+    if p.get("distance_m") is not None:
+        return f.t(
+            "🙋 {by} says they've found you; their pin is {distance} from yours. "
+            "Have they really spotted you? Confirm or deny.",
+            by=p["by"],
+            distance=f.distance(p["distance_m"]),
+        )
+    return f.t(
+        "🙋 {by} says they've found you. Have they really spotted you? Confirm or deny.",
+        by=p["by"],
+    )
+
+
+@_notice("catch.denied")
+def _catch_denied(p: Params, f: Formatter) -> str:
+    return f.t("❌ The hider says {by} hasn't spotted them yet. The search goes on!", by=p["by"])
+
+
+@_notice("catch.confirmed")
+def _catch_confirmed(p: Params, f: Formatter) -> str:
+    if p["team"] == p["by"]:
+        return f.t("✅ Found! {by} caught the hider.", by=p["by"])
+    return f.t("✅ Found! {by} of team {team} caught the hider.", by=p["by"], team=p["team"])
+
+
+def _result_header(p: Params, f: Formatter) -> str:
+    if p["ending"] == "caught":
+        return f.t(
+            "🏁 Round {round} is over: {hider} has been found!", round=p["round"], hider=p["hider"]
+        )
+    if p["ending"] == "game_timer":
+        return f.t(
+            "🏁 Round {round} is over: the game timer ran out while {hider} was hiding.",
+            round=p["round"],
+            hider=p["hider"],
+        )
+    return f.t(
+        "🏁 Round {round} was cut short while {hider} was hiding.",
+        round=p["round"],
+        hider=p["hider"],
+    )
+
+
+@_notice("round.result")
+def _round_result(p: Params, f: Formatter) -> str:
+    # p["station"] is deliberately not shown: no group text names a station.
+    if p.get("mode", "standard") != "standard":
+        rows = [
+            f.t("{rank}. {team}: {time}", rank=i, team=r["team"], time=f.duration(r["seconds"]))
+            for i, r in enumerate(p.get("seekers") or [], start=1)
+        ]
+        return lines(
+            _result_header(p, f),
+            f.t("Seeking times:") if rows else f.t("No seeker team found the hider."),
+            *rows,
+        )
+    bonus, penalty = p.get("bonus_minutes") or 0, p.get("penalty_minutes") or 0
+    total = p.get("total_seconds")
+    return lines(
+        _result_header(p, f),
+        f.t("Time hidden: {time}", time=f.duration(p["hiding_seconds"] or 0)),
+        f.t("Time bonuses in hand: +{time}", time=minutes(f, bonus)) if bonus else None,
+        f.t("Curse bonuses: +{time}", time=minutes(f, penalty)) if penalty else None,
+        f.t("Total for this run: {time}", time=f.duration(total)) if total is not None else None,
+    )
+
+
+@_notice("round.handover")
+def _handover(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🔄 Next to hide: {next_hider}. Their hiding period starts at {time} at the latest, "
+        "or as soon as they're ready.",
+        next_hider=p["next_hider"],
+        time=f.clock(p["starts_at"]),
+    )
+
+
+@_notice("round.next_you_hide")
+def _next_you_hide(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🙈 You hide next! Plan your route: your hiding period starts at {time} at the latest, "
+        "or sooner if you start it yourself.",
+        time=f.clock(p["starts_at"]),
+    )
+
+
+def _score_row(rank: int, row: Params, mode: str, f: Formatter) -> str:
+    score = row.get("score")
+    if mode == "teams_points":
+        return f.n(
+            "{rank}. {team}: {count} point",
+            "{rank}. {team}: {count} points",
+            int(score or 0),
+            rank=rank,
+            team=row["team"],
+        )
+    if score is None:
+        if mode == "teams_time":
+            return f.t("{rank}. {team}: never found the hider", rank=rank, team=row["team"])
+        return f.t("{rank}. {team}: no finished run", rank=rank, team=row["team"])
+    runs = len(row.get("runs") or [])
+    if runs > 1:
+        return f.n(
+            "{rank}. {team}: {time} (best of {count} run)",
+            "{rank}. {team}: {time} (best of {count} runs)",
+            runs,
+            rank=rank,
+            team=row["team"],
+            time=f.duration(score),
+        )
+    return f.t("{rank}. {team}: {time}", rank=rank, team=row["team"], time=f.duration(score))
+
+
+@_notice("game.over")
+def _game_over(p: Params, f: Formatter) -> str:
+    winners = list(p.get("winners") or [])
+    if len(winners) > 1:
+        verdict = f.t("🏆 It's a tie between {teams}!", teams=f.names(winners))
+    elif winners:
+        verdict = f.t("🏆 {team} wins!", team=winners[0])
+    else:
+        verdict = f.t("Nobody finished a run, so there's no winner this time.")
+    mode = p.get("mode", "standard")
+    rows = [_score_row(i, row, mode, f) for i, row in enumerate(p.get("rows") or [], start=1)]
+    return lines(f.t("🏁 Game over!"), verdict, f.t("Scores:") if rows else None, *rows)

@@ -1,0 +1,100 @@
+"""Pieces shared by the notice texts: a registry, and values formatted for one chat.
+
+Nothing here is a sentence of its own except the few words a sentence embeds (a game
+size, a card with its minutes); the sentences live in ``messages`` and ``notices_play``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.rules.ruleset import CardKind, Size, SizeValues
+
+Params = Mapping[str, Any]
+Renderer = Callable[[Params, Formatter], str]
+
+
+def registrar(table: dict[str, Renderer]) -> Callable[[str], Callable[[Renderer], Renderer]]:
+    """A decorator factory that files a renderer in ``table`` under its notice key."""
+
+    def notice(key: str) -> Callable[[Renderer], Renderer]:
+        def register(renderer: Renderer) -> Renderer:
+            if key in table:
+                raise ValueError(f"two texts for {key}")
+            table[key] = renderer
+            return renderer
+
+        return register
+
+    return notice
+
+
+def lines(*texts: str | None) -> str:
+    """Join the given lines, leaving out the empty ones."""
+    return "\n".join(text for text in texts if text)
+
+
+def minutes(f: Formatter, value: float) -> str:
+    return f.duration(60 * value)
+
+
+def size_word(f: Formatter, size: str) -> str:
+    if size == "small":
+        return f.t("small")
+    if size == "medium":
+        return f.t("medium")
+    if size == "large":
+        return f.t("large")
+    return size
+
+
+def game_size(p: Params) -> Size | None:
+    """The game's size, when the params say it (the engine's card notices do not yet)."""
+    size = p.get("size")
+    return Size(size) if size in {s.value for s in Size} else None
+
+
+def game_minutes(values: SizeValues, p: Params, f: Formatter) -> float | None:
+    """A per-size number of minutes for this game (the global variant scales large ones)."""
+    size = game_size(p)
+    if size is None:
+        return None
+    if p.get("global_scale") and f.ruleset is not None:
+        return values[Size.LARGE] * f.ruleset.global_multiplier
+    return values[size]
+
+
+def card_name(def_id: str, p: Params, f: Formatter) -> str:
+    """A card's name; a time bonus also shows its minutes when the game's size is known."""
+    name = f.card(def_id)
+    if f.ruleset is None:
+        return name
+    try:
+        card = f.ruleset.card(def_id)
+    except KeyError:
+        return name
+    if card.kind == CardKind.TIME_BONUS and card.minutes is not None:
+        bonus = game_minutes(card.minutes, p, f)
+        if bonus is not None:
+            return f.t("{card} (+{duration})", card=name, duration=minutes(f, bonus))
+    return name
+
+
+def card_names(p: Params, f: Formatter) -> str:
+    return f.names([card_name(c, p, f) for c in p["cards"]])
+
+
+def question_name(p: Params, f: Formatter, key: str = "question") -> str:
+    """The question named by ``p[key]``; ``distance_m`` belongs to the newest question."""
+    newest = "new_question" if p.get("new_question") else "question"
+    return f.question(p[key], p.get("distance_m") if key == newest else None)
+
+
+def category_of(p: Params, f: Formatter, question_key: str) -> str | None:
+    if p.get("category") and question_key == "question":
+        return str(p["category"])
+    if f.ruleset is not None and f.ruleset.has_question(p[question_key]):
+        return f.ruleset.question(p[question_key]).category.value
+    return None
