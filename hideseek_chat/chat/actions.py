@@ -106,6 +106,7 @@ def cmd_newgame(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     state, decisions = new_game(
         ruleset, args.size, conv.seeds(), msg.sender.ref, msg.sender.name, msg.at
     )
+    conv.maybe_pending = True
     start_game(conv.uow_factory, msg.chat, state, decisions, msg.at, msg.update_id)
     return []
 
@@ -842,7 +843,7 @@ def record_pin(
             Phase.GAME_OVER,
         )
         uow.pings.add(target.game_id, target.player_id, lat, lon, msg.at, accuracy, source, False)
-        events = conv.after_pin(uow, target.game_id, state, target.player_id, msg.at)
+        events = conv.after_pin(uow, target.game_id, state, target.player_id, msg.at, (lat, lon))
         uow.commit()
     if is_hider and msg.kind == ChatKind.GROUP:
         fmt = conv.formatter_for(msg)

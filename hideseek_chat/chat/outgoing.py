@@ -66,6 +66,8 @@ def collect(conv: Conversation, now: datetime, limit: int) -> list[Delivery]:
                 status_chats.add(message.chat_key)
         if not progressed:
             break
+    if not deliveries:
+        conv.maybe_pending = False
     for chat in sorted(status_chats):
         with conv.uow_factory() as uow:
             loaded = uow.games.for_chat(chat)

@@ -85,6 +85,15 @@ def starts_end_game(zone: StateZone, track: Sequence[Ping], now: datetime) -> bo
     return check.starts
 
 
+def may_be_in_zone(zone: StateZone, lat: float, lon: float) -> bool:
+    """A cheap first test: could a pin here be inside the zone (GPS error included)?"""
+    return geo.distance_m(zone.lat, zone.lon, lat, lon) <= zone.radius_m + NEAR_ZONE_M
+
+
+#: Slack for the cheap zone test: pins this far outside may still count (accuracy).
+NEAR_ZONE_M = 250.0
+
+
 def on_transit(track: Sequence[Ping], now: datetime) -> bool:
     """Whether a person's recent pins (newest first) move at transit speed."""
     if len(track) < 2:

@@ -88,6 +88,10 @@ class Conversation:
         self.seeds = seeds or (lambda: secrets.randbits(31))
         self._states: dict[int, tuple[int | None, GameState]] = {}
         self._in_flight: dict[int, datetime] = {}
+        # False only once the outbox was found empty and nothing was applied since; spares
+        # the outbox query after each of the many live-location edits. ``tick`` sets it, so
+        # messages queued by another process are still found within a tick.
+        self.maybe_pending = True
 
     # ------------------------------------------------------------------ inbound
 
@@ -192,6 +196,7 @@ class Conversation:
 
     def apply(self, chat: str, event: Event, at: datetime, update_id: str | None) -> None:
         """Apply an engine event to the chat's game (its messages land in the outbox)."""
+        self.maybe_pending = True
         handle(self.uow_factory, chat, event, at, update_id, rulesets=self.rulesets)
 
     # ------------------------------------------------------------------ pins
@@ -212,7 +217,13 @@ class Conversation:
         return newest
 
     def after_pin(
-        self, uow: UnitOfWork, game_id: int, state: GameState, player_id: int, now: datetime
+        self,
+        uow: UnitOfWork,
+        game_id: int,
+        state: GameState,
+        player_id: int,
+        now: datetime,
+        where: tuple[float, float] | None = None,
     ) -> list[Event]:
         """Facts a new pin establishes: the zone, the end game, a finished thermometer."""
         current = state.current_round
@@ -225,7 +236,12 @@ class Conversation:
             return []
         events: list[Event] = []
         player = state.player(player_id)
-        if state.phase == Phase.SEEKING and current.zone is not None and not state.is_paused:
+        if (
+            state.phase == Phase.SEEKING
+            and current.zone is not None
+            and not state.is_paused
+            and (where is None or referee.may_be_in_zone(current.zone, *where))
+        ):
             track = self.pins_of(uow, game_id, player_id, 10)
             if referee.starts_end_game(current.zone, track, now):
                 events.append(EndGameStarted(None))
@@ -278,6 +294,8 @@ class Conversation:
         """Render the unsent outbox: what to send, one Delivery per outbox entry."""
         from hideseek_chat.chat import outgoing
 
+        if not self.maybe_pending:
+            return []
         return outgoing.collect(self, now, limit)
 
     def delivered(self, delivery_id: int, now: datetime) -> None:
@@ -294,6 +312,7 @@ class Conversation:
 
     def unreachable(self, ref: str, now: datetime) -> list[Outbound]:
         """A private message to ``ref`` bounced: remember it and ask them, in their group."""
+        self.maybe_pending = True
         with self.uow_factory() as uow:
             uow.chats.met(ref, "", now, private_ok=False)
             chat = uow.chats.game_chat_for(ref)
@@ -324,6 +343,7 @@ class Conversation:
         """Fire every due timer; their announcements land in the outbox."""
         from hideseek_chat.store import Scheduler
 
+        self.maybe_pending = True
         fired = Scheduler(self.uow_factory, self.rulesets).run_due(now)
         for result in fired:
             self._states.pop(result.game_id, None)
