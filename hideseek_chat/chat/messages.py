@@ -247,6 +247,16 @@ def _zone_fixed(p: Params, f: Formatter) -> str:
 
 @_notice("move.started")
 def _move_started(p: Params, f: Formatter) -> str:
+    # The Move card reveals the station the hider leaves: the rules tell the seekers.
+    if p.get("old_station"):
+        return f.t(
+            "🚚 The hider played a Move and leaves the zone around {station}! They have "
+            "{duration}, until {time}, to reach a new zone, and their clock is stopped "
+            "meanwhile. Seekers, stay where you are and ask nothing until then.",
+            station=p["old_station"],
+            duration=minutes(f, p["minutes"]),
+            time=f.clock(p["ends_at"]),
+        )
     return f.t(
         "🚚 The hider played a Move! They have {duration}, until {time}, to reach a new zone, "
         "and their clock is stopped meanwhile. Seekers, stay where you are and ask nothing "
@@ -295,13 +305,7 @@ def _endgame_hider(p: Params, f: Formatter) -> str:
 
 @_notice("catch.claimed")
 def _catch_claimed(p: Params, f: Formatter) -> str:
-    if p.get("distance_m") is not None:
-        return f.t(
-            "🙋 {by} says they've found the hider ({distance} away by the pins). "
-            "Waiting for the hider to confirm.",
-            by=p["by"],
-            distance=f.distance(p["distance_m"]),
-        )
+    # No distance here: with the claimer's pin, a far claim would tell where the hider is.
     return f.t(
         "🙋 {by} says they've found the hider. Waiting for the hider to confirm.", by=p["by"]
     )
@@ -354,7 +358,12 @@ def _result_header(p: Params, f: Formatter) -> str:
 
 @_notice("round.result")
 def _round_result(p: Params, f: Formatter) -> str:
-    # p["station"] is deliberately not shown: no group text names a station.
+    # The round is over, so the station is no longer a secret.
+    where = (
+        f.t("The hiding zone was around {station}.", station=p["station"])
+        if p.get("station")
+        else None
+    )
     if p.get("mode", "standard") != "standard":
         rows = [
             f.t("{rank}. {team}: {time}", rank=i, team=r["team"], time=f.duration(r["seconds"]))
@@ -362,6 +371,7 @@ def _round_result(p: Params, f: Formatter) -> str:
         ]
         return lines(
             _result_header(p, f),
+            where,
             f.t("Seeking times:") if rows else f.t("No seeker team found the hider."),
             *rows,
         )
@@ -369,6 +379,7 @@ def _round_result(p: Params, f: Formatter) -> str:
     total = p.get("total_seconds")
     return lines(
         _result_header(p, f),
+        where,
         f.t("Time hidden: {time}", time=f.duration(p["hiding_seconds"] or 0)),
         f.t("Time bonuses in hand: +{time}", time=minutes(f, bonus)) if bonus else None,
         f.t("Curse bonuses: +{time}", time=minutes(f, penalty)) if penalty else None,

@@ -441,17 +441,32 @@ def test_every_played_notice_renders_completely(units: str) -> None:
         assert messages.has_template(key) and "{" not in text
 
 
+#: Where the rules reveal the station: the Move card tells the seekers the station the
+#: hider leaves, and the round result names it once the round is over.
+REVEALS = {"move.started", "round.result"}
+
+
 def test_group_and_seeker_texts_never_name_the_station_or_its_place() -> None:
     secrets = (STATION, STATION_AFTER_MOVE, str(LAT), str(LON), "stop-42", "stop-77")
     shown_to_hider = []
+    revealed = []
     for game, notice in played_notices():
         text = messages.render(notice.key, notice.params, metric_fmt(game))
-        if notice.to.kind in (AudienceKind.GROUP, AudienceKind.SEEKERS):
+        if notice.key in REVEALS:
+            revealed.append(text)
+            assert not any(secret in text for secret in secrets[2:]), (notice.key, text)
+        elif notice.to.kind in (AudienceKind.GROUP, AudienceKind.SEEKERS):
             assert not any(secret in text for secret in secrets), (notice.key, text)
         elif notice.key == "zone.fixed":
             shown_to_hider.append(text)
     assert any(STATION in text for text in shown_to_hider)
     assert any(STATION_AFTER_MOVE in text for text in shown_to_hider)
+    assert any(STATION in text for text in revealed), "the result and the Move name it"
+
+
+def test_a_claimed_catch_does_not_tell_the_group_how_far_the_hider_is() -> None:
+    text = messages.render("catch.claimed", {"by": "Bob", "distance_m": 412.0}, metric_fmt())
+    assert "412" not in text and "Bob" in text
 
 
 # ----- a few texts, word for word -----
@@ -582,6 +597,7 @@ def test_the_round_result_adds_up_the_run() -> None:
     assert messages.render("round.result", result, metric_fmt()) == "\n".join(
         [
             "🏁 Round 1 is over: Night Owls has been found!",
+            f"The hiding zone was around {STATION}.",
             "Time hidden: 45 min",
             "Time bonuses in hand: +6 min",
             "Curse bonuses: +30 min",
