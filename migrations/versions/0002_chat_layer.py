@@ -25,6 +25,7 @@ def upgrade() -> None:
     sa.Column('ref', sa.String(), nullable=False),
     sa.Column('name', sa.String(), nullable=False),
     sa.Column('private_ok', sa.Boolean(), nullable=False),
+    sa.Column('language', sa.String(), nullable=True),
     sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('ref', name=op.f('pk_people'))
     )

@@ -32,6 +32,7 @@ class PersonRow(Base):
     ref: Mapped[str] = mapped_column(primary_key=True)
     name: Mapped[str]
     private_ok: Mapped[bool]
+    language: Mapped[str | None]  # for their private chat; None: their group's language
     updated_at: Mapped[datetime]
 
 
