@@ -8,6 +8,7 @@ outbox). Refusals are raised (``ChatError``, ``RuleViolation``) and rendered by 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -317,7 +318,7 @@ def cmd_track(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         if player is None or not state.is_hider(player.id):
             raise ChatError("chat.button_not_yours")
         mine = conv.pins_of(uow, game_id, player.id, 1)
-        rows = []
+        rows: list[tuple[str, float | None, datetime | None]] = []
         for team_id in state.seeker_team_ids():
             for seeker in state.team_players(team_id):
                 pings = conv.pins_of(uow, game_id, seeker.id, 1)
@@ -712,10 +713,12 @@ def b_play(
         raise ChatError("chat.button_unknown")
     card_def = ruleset.card(mine[card_id].def_id)
     acting = card_def
-    base = ("play", press.game_id, *press.args)
 
     def more(key: str, options: list[tuple[str, str]]) -> list[Outbound]:
-        rows = tuple((Button(label, encode(*base, step)),) for label, step in options)
+        rows = tuple(
+            (Button(label, encode("play", press.game_id, *press.args, step)),)
+            for label, step in options
+        )
         text = chat_text(key, {"card": fmt.card(card_def.id)}, fmt)
         return [SendText(msg.sender.ref, text=text, buttons=rows, private=True)]
 

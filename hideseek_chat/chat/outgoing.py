@@ -8,9 +8,10 @@ addressed to the hider's private chats.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hideseek_chat.chat import referee
 from hideseek_chat.chat.actions import hand_view, status_for
@@ -149,11 +150,13 @@ def render_notify(
     state = uow.games.get(message.game_id)
     chat = message.chat_key
     fmt = conv.formatter(uow, chat, state)
-    text = render(notify.key, notify.params, fmt)
+    # The game's size lets texts show what a time bonus is worth for this game.
+    params = {"size": state.size.value, "global_scale": state.settings.global_scale}
+    params.update(notify.params)
+    text = render(notify.key, params, fmt)
     buttons: Rows = ()
     photo: str | None = None
     game_id = message.game_id
-    params = notify.params
     key = notify.key
     if key == "game.created":
         buttons = conv.join_buttons(fmt, game_id)
@@ -205,10 +208,10 @@ def render_notify(
     ]
 
 
-def _keep_buttons(game_id: int, params: dict[str, object], fmt: Formatter) -> Rows:
-    ids = [int(i) for i in params.get("card_ids", [])]  # type: ignore[attr-defined]
-    names = [str(n) for n in params.get("cards", [])]  # type: ignore[attr-defined]
-    keep = int(params.get("keep", 1))  # type: ignore[call-overload]
+def _keep_buttons(game_id: int, params: Mapping[str, Any], fmt: Formatter) -> Rows:
+    ids = [int(i) for i in params.get("card_ids", [])]
+    names = [str(n) for n in params.get("cards", [])]
+    keep = int(params.get("keep", 1))
     cycle = params.get("cycle_id")
     rows = []
     for combo in combinations(range(len(ids)), keep):
