@@ -72,6 +72,20 @@ def _db(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _i18n(args: argparse.Namespace, config: Config) -> int:
+    from hideseek_chat.chat import catalogue
+
+    if args.action == "extract":
+        for path in catalogue.update():
+            print(f"updated {path}")
+    problems = catalogue.check()
+    for problem in problems:
+        print(problem, file=sys.stderr if args.action == "check" else sys.stdout)
+    if not problems:
+        print("every text is translated in " + ", ".join(catalogue.shipped_languages()))
+    return 1 if problems and args.action == "check" else 0
+
+
 def _serve(args: argparse.Namespace, config: Config) -> int:
     # Both checks come first: a bad setting is one sentence, before anything connects.
     config.require_telegram_token()
@@ -116,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     db = commands.add_parser("db", help="the database: upgrade to the newest schema, or check")
     db.add_argument("action", choices=("upgrade", "check"))
     db.set_defaults(handler=_db)
+    i18n = commands.add_parser(
+        "i18n", help="developers: extract the texts into locales/, or check the translations"
+    )
+    i18n.add_argument("action", choices=("extract", "check"))
+    i18n.set_defaults(handler=_i18n)
     run = commands.add_parser("run", help="run the Telegram bot with long polling")
     run.set_defaults(handler=_serve)
     webhook = commands.add_parser(

@@ -8,7 +8,7 @@ defined away from the call that translates them, so ``pybabel extract -k N_ -k t
 from __future__ import annotations
 
 import gettext
-import sys
+import io
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -32,23 +32,63 @@ def N_(msgid: str) -> str:
     return msgid
 
 
-def locale_dirs() -> list[Path]:
-    """Where compiled catalogues are looked for: the checkout's and the installed copy."""
+def checkout_locales() -> Path | None:
+    """The checkout's ``locales/`` (the ``.po`` sources) when running from a checkout."""
     here = Path(__file__).resolve()
-    candidates = [here.parents[2] / "locales"]
-    candidates.append(Path(sys.prefix) / "share" / "hideseek_chat" / "locales")
-    return [p for p in candidates if p.is_dir()]
+    candidate = here.parents[2] / "locales"
+    return candidate if (candidate / f"{DOMAIN}.pot").is_file() else None
+
+
+def package_locales() -> Path:
+    """Where a built package keeps its compiled ``.mo`` files (``setup.py`` puts them there)."""
+    return Path(__file__).resolve().parents[1] / "locales"
+
+
+def compile_po(path: Path) -> bytes:
+    """The ``.mo`` bytes of the catalogue at ``path``; fuzzy entries are left out."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as fileobj:
+        catalog = read_po(fileobj, domain=DOMAIN)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    return buffer.getvalue()
+
+
+def supported_language(tag: str | None) -> str | None:
+    """The shipped language an IETF tag names (``de-AT`` -> ``de``), or None."""
+    if not tag:
+        return None
+    primary = tag.replace("_", "-").split("-", 1)[0].lower()
+    return primary if primary in LANGUAGES else None
+
+
+def language_name(language: str) -> str:
+    """A language's own name for itself: ``English``, ``Deutsch``, ``Español``."""
+    name = Locale.parse(language).get_display_name(language) or language
+    return name[:1].upper() + name[1:]
 
 
 @lru_cache(maxsize=16)
 def translations(language: str) -> gettext.NullTranslations:
-    """The compiled catalogue for ``language``; English msgids when there is none."""
-    for directory in locale_dirs():
-        try:
-            return gettext.translation(DOMAIN, directory, languages=[language])
-        except FileNotFoundError:
-            continue
-    return gettext.NullTranslations()
+    """The catalogue for ``language``; English msgids when there is none.
+
+    In a checkout the ``.po`` file is compiled in memory on first use, so a test run or an
+    editable install always speaks the catalogue as committed; an installed package reads
+    the ``.mo`` compiled when it was built.
+    """
+    if language == "en":
+        return gettext.NullTranslations()
+    source = checkout_locales()
+    if source is not None:
+        po = source / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+        if po.is_file():
+            return gettext.GNUTranslations(io.BytesIO(compile_po(po)))
+    try:
+        return gettext.translation(DOMAIN, package_locales(), languages=[language])
+    except FileNotFoundError:
+        return gettext.NullTranslations()
 
 
 class Formatter:
