@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from hideseek_chat.chat import referee, views
 from hideseek_chat.chat.buttons import Press, decode, encode
 from hideseek_chat.chat.commands import ChatError, parse_ask, parse_newgame
-from hideseek_chat.chat.i18n import LANGUAGES, Formatter
+from hideseek_chat.chat.i18n import LANGUAGES, Formatter, language_name
+from hideseek_chat.chat.language import adopt_default, cmd_language
 from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, import_upload, to_data, upload_name
 from hideseek_chat.chat.model import (
     AnswerButton,
@@ -32,6 +33,7 @@ from hideseek_chat.chat.model import (
     SendText,
     TextIn,
 )
+from hideseek_chat.chat.service import reader
 from hideseek_chat.chat.views import chat_text
 from hideseek_chat.geo import PinRejected, parse_pin_text
 from hideseek_chat.rules import new_game
@@ -101,6 +103,7 @@ def cmd_newgame(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         if loaded is not None and loaded.state.phase != Phase.GAME_OVER:
             raise ChatError("chat.game_running")
         uow.chats.met(msg.sender.ref, msg.sender.name, msg.at)
+        adopt_default(uow, msg)
         uow.commit()
     name = args.ruleset or "metric"
     ruleset = conv.rulesets(name)
@@ -152,7 +155,7 @@ def cmd_ask(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     with conv.uow_factory() as uow:
         game_id, state = conv.load(uow, chat)
         ruleset = conv.ruleset(state)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
         player = state.player_by_ref(msg.sender.ref)
         if not msg.args:
             if player is None:
@@ -240,7 +243,7 @@ def cmd_status(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     chat = conv.game_chat(msg)
     with conv.uow_factory() as uow:
         game_id, state = conv.load(uow, chat)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
         text = status_for(conv, uow, game_id, state, fmt, msg.at)
     return [conv.reply(msg, text)]
 
@@ -258,7 +261,7 @@ def cmd_score(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     chat = conv.game_chat(msg)
     with conv.uow_factory() as uow:
         _, state = conv.load(uow, chat)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
     return [conv.reply(msg, views.score_text(state, fmt))]
 
 
@@ -280,11 +283,12 @@ def cmd_hand(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     chat = conv.game_chat(msg)
     with conv.uow_factory() as uow:
         game_id, state = conv.load(uow, chat)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
+        own = conv.formatter(uow, chat, state, msg.sender.ref)  # the hand goes to them
     player = state.player_by_ref(msg.sender.ref)
     if player is None:
         raise ChatError("chat.not_in_game")
-    text, buttons = hand_view(conv, state, game_id, player.team_id, fmt)
+    text, buttons = hand_view(conv, state, game_id, player.team_id, own)
     private = SendText(msg.sender.ref, text=text, buttons=buttons, private=True)
     if msg.kind == ChatKind.GROUP:
         return [private, conv.reply(msg, chat_text("chat.hand_sent", {}, fmt))]
@@ -313,7 +317,7 @@ def cmd_track(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     chat = conv.game_chat(msg)
     with conv.uow_factory() as uow:
         game_id, state = conv.load(uow, chat)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
         player = state.player_by_ref(msg.sender.ref)
         if player is None or not state.is_hider(player.id):
             raise ChatError("chat.button_not_yours")
@@ -397,7 +401,7 @@ def cmd_settings(conv: Conversation, msg: CommandIn) -> list[Outbound]:
             Button(fmt.t("No rest periods"), encode("set", g, "rest", "none")),
             Button(fmt.t("Rest 22:00–08:00"), encode("set", g, "rest", "night")),
         ),
-        tuple(Button(code, encode("set", g, "lang", code)) for code in LANGUAGES),
+        tuple(Button(language_name(c), encode("set", g, "lang", c)) for c in LANGUAGES),
         (
             Button(fmt.t("Metric"), encode("set", g, "units", "metric")),
             Button(fmt.t("Imperial"), encode("set", g, "units", "imperial")),
@@ -466,6 +470,7 @@ COMMANDS: dict[str, Handler] = {
     "play": cmd_play,
     "settings": cmd_settings,
     "map": cmd_map,
+    "language": cmd_language,
 }
 
 
@@ -477,7 +482,7 @@ def button(conv: Conversation, msg: ButtonIn) -> list[Outbound]:
     chat = conv.game_chat(msg)
     with conv.uow_factory() as uow:
         game_id, state = conv.load(uow, chat)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
     if press.game_id != game_id:
         raise ChatError("chat.button_old_game")
     handler = BUTTONS.get(press.verb)
@@ -624,7 +629,9 @@ def b_hand(
     player = state.player_by_ref(msg.sender.ref)
     if player is None:
         raise ChatError("chat.button_not_yours")
-    text, buttons = hand_view(conv, state, press.game_id, player.team_id, fmt)
+    with conv.uow_factory() as uow:
+        own = conv.formatter(uow, conv.game_chat(msg), state, msg.sender.ref)
+    text, buttons = hand_view(conv, state, press.game_id, player.team_id, own)
     return [SendText(msg.sender.ref, text=text, buttons=buttons, private=True)]
 
 
@@ -899,7 +906,7 @@ def document(conv: Conversation, msg: FileIn) -> list[Outbound]:
     chat = msg.chat
     with conv.uow_factory() as uow:
         _, state = conv.load(uow, chat)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
     if not msg.filename.lower().endswith((".geojson", ".json", ".zip", ".kml")):
         return []  # an unrelated file shared in the group
     _require_admin(state, msg)

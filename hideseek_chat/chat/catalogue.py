@@ -269,8 +269,8 @@ def check_language(language: str, root: Path | None = None) -> list[Problem]:
 
 def placeholder_problems(message: Message, catalog: Catalog) -> list[str]:
     """Where a translation's placeholders differ from its msgid's (every plural form)."""
+    strings = _strings(message)
     if isinstance(message.id, str):
-        strings = [message.string] if isinstance(message.string, str) else list(message.string)
         want = fields(message.id)
         return [
             f"placeholders {sorted(fields(s))} instead of {sorted(want)}"
@@ -278,7 +278,7 @@ def placeholder_problems(message: Message, catalog: Catalog) -> list[str]:
             if fields(s) != want
         ]
     singular, plural = message.id[0], message.id[1]
-    forms = list(message.string) if isinstance(message.string, tuple | list) else [message.string]
+    forms = strings
     problems = []
     if len(forms) != catalog.num_plurals:
         problems.append(f"{len(forms)} plural forms instead of {catalog.num_plurals}")
@@ -291,6 +291,12 @@ def placeholder_problems(message: Message, catalog: Catalog) -> list[str]:
         if got != want:
             problems.append(f"plural form {index}: placeholders {sorted(got)} not {sorted(want)}")
     return problems
+
+
+def _strings(message: Message) -> list[str]:
+    if isinstance(message.string, str):
+        return [message.string]
+    return [form or "" for form in message.string or ()]
 
 
 def single_form_count(catalog: Catalog) -> bool:

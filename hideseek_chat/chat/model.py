@@ -22,6 +22,7 @@ class ChatKind(StrEnum):
 class Sender:
     ref: str  # "tg:42"
     name: str  # how the group knows them
+    language: str | None = None  # their app's language (IETF tag such as "de-AT"), if known
 
 
 @dataclass(frozen=True)

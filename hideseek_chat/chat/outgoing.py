@@ -92,7 +92,6 @@ def internal(conv: Conversation, message: OutboxMessage, now: datetime) -> list[
         wanted = getattr(decision, "round_number", None)
         if current is None or current.number != wanted:
             return []
-        fmt = conv.formatter(uow, message.chat_key, state)
         if isinstance(decision, FreezeHidingSpot):
             ping = conv.hider_ping(uow, message.game_id, state)
             if ping is not None:
@@ -105,10 +104,15 @@ def internal(conv: Conversation, message: OutboxMessage, now: datetime) -> list[
         ):
             return []
         event = conv.zone_event(uow, state, message.game_id, now)
-        hiders = [p.ref for p in state.team_players(current.hider_team_id)]
+        hiders = [
+            (p.ref, conv.formatter(uow, message.chat_key, state, p.ref))
+            for p in state.team_players(current.hider_team_id)
+        ]
     if event is None:
-        text = chat_text("chat.zone_no_pin", {}, fmt)
-        return [SendText(ref, text=text, private=True) for ref in hiders]
+        return [
+            SendText(ref, text=chat_text("chat.zone_no_pin", {}, own), private=True)
+            for ref, own in hiders
+        ]
     conv.apply(message.chat_key, event, now, None)
     return []
 
@@ -147,9 +151,35 @@ def _hider_team_at(state: GameState, at: datetime) -> int | None:
 def render_notify(
     conv: Conversation, uow: UnitOfWork, message: OutboxMessage, notify: Notify, now: datetime
 ) -> list[Outbound]:
+    """The decision's messages: one to the group, or one to each private reader in the
+    language they read (their own, else the group's)."""
     state = uow.games.get(message.game_id)
     chat = message.chat_key
-    fmt = conv.formatter(uow, chat, state)
+    if notify.to.kind == AudienceKind.GROUP:
+        fmt = conv.formatter(uow, chat, state)
+        text, buttons, photo = _compose(conv, uow, message, notify, state, fmt, now)
+        return [SendText(chat, text=text, buttons=buttons, photo_ref=photo)]
+    sends: list[Outbound] = []
+    composed: dict[str, tuple[str, Rows, str | None]] = {}
+    for ref in recipients(state, notify, message.created_at):
+        fmt = conv.formatter(uow, chat, state, ref)
+        if fmt.language not in composed:
+            composed[fmt.language] = _compose(conv, uow, message, notify, state, fmt, now)
+        text, buttons, photo = composed[fmt.language]
+        sends.append(SendText(ref, text=text, buttons=buttons, photo_ref=photo, private=True))
+    return sends
+
+
+def _compose(
+    conv: Conversation,
+    uow: UnitOfWork,
+    message: OutboxMessage,
+    notify: Notify,
+    state: GameState,
+    fmt: Formatter,
+    now: datetime,
+) -> tuple[str, Rows, str | None]:
+    """The text, buttons and relayed photo of a decision, said with ``fmt``."""
     # The game's size lets texts show what a time bonus is worth for this game.
     params = {"size": state.size.value, "global_scale": state.settings.global_scale}
     params.update(notify.params)
@@ -200,12 +230,7 @@ def render_notify(
         buttons = ((Button(fmt.t(N_("▶️ Start my hiding period now")), encode("next", game_id)),),)
     elif key == "question.answered" and params.get("answer") == "photo" and params.get("detail"):
         photo = str(params["detail"])
-    if notify.to.kind == AudienceKind.GROUP:
-        return [SendText(chat, text=text, buttons=buttons, photo_ref=photo)]
-    return [
-        SendText(ref, text=text, buttons=buttons, photo_ref=photo, private=True)
-        for ref in recipients(state, notify, message.created_at)
-    ]
+    return text, buttons, photo
 
 
 def _keep_buttons(game_id: int, params: Mapping[str, Any], fmt: Formatter) -> Rows:

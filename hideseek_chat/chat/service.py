@@ -69,6 +69,11 @@ class Delivery:
     actions: tuple[Outbound, ...]
 
 
+def reader(msg: Inbound) -> str | None:
+    """Who reads the reply to ``msg`` in a chat of their own: the sender of a private one."""
+    return msg.sender.ref if msg.kind == ChatKind.PRIVATE else None
+
+
 class Conversation:
     """The whole conversation, for any channel: see the module docstring."""
 
@@ -177,22 +182,30 @@ class Conversation:
     def ruleset(self, state: GameState) -> Ruleset:
         return self.rulesets(state.ruleset)
 
-    def formatter(self, uow: UnitOfWork, chat: str, state: GameState | None) -> Formatter:
+    def formatter(
+        self, uow: UnitOfWork, chat: str, state: GameState | None, person: str | None = None
+    ) -> Formatter:
+        """How to speak in ``chat``; with ``person``, in that person's private chat instead
+        (their own language if they chose one, else the group's)."""
         prefs = uow.chats.prefs(chat)
         ruleset = self.ruleset(state) if state is not None else None
         units = prefs.units or (ruleset.units if ruleset else "metric")
         offset = state.settings.utc_offset_min if state is not None else 0
-        return Formatter(prefs.language, units, offset, ruleset)
+        language = (uow.chats.language(person) if person else None) or prefs.language
+        return Formatter(language, units, offset, ruleset)
 
     def formatter_for(self, msg: Inbound) -> Formatter:
-        """The formatter of the chat a message is about (its game's group for private ones)."""
+        """The formatter of the chat a message came from (private: the person's language)."""
+        person = reader(msg)
         try:
             chat = self.game_chat(msg)
         except GameNotFound:
-            return Formatter()
+            with self.uow_factory() as uow:
+                language = uow.chats.language(person) if person else None
+            return Formatter(language or "en")
         with self.uow_factory() as uow:
             loaded = uow.games.for_chat(chat)
-            return self.formatter(uow, chat, loaded.state if loaded else None)
+            return self.formatter(uow, chat, loaded.state if loaded else None, person)
 
     def apply(self, chat: str, event: Event, at: datetime, update_id: str | None) -> None:
         """Apply an engine event to the chat's game (its messages land in the outbox)."""

@@ -95,6 +95,9 @@ CHAT_MESSAGES: dict[str, str] = {
     "chat.settings_title": N_("⚙️ Settings (admin only). Current: {summary}"),
     "chat.settings_saved": N_("Settings saved."),
     "chat.language_set": N_("I will speak English here."),
+    "chat.language_set_private": N_("I will speak English with you in our private chat."),
+    "chat.language_now": N_("I speak English here. Languages: {choices}"),
+    "chat.language_unknown": N_("I don't speak “{word}”. Languages: {choices}"),
     "chat.units_set": N_("Distances will be shown in {units}."),
     "chat.zone_no_pin": N_(
         "⏰ The hiding period is over, but I don't know where you are. Share your live location "

@@ -35,10 +35,27 @@ _UNIT_ALIASES: dict[str, str] = {
     "yd": "yd",
     "yard": "yd",
     "yards": "yd",
+    # German and Spanish players type their own words (Meter and Kilometer are the same).
+    "meile": "mi",
+    "meilen": "mi",
+    "fuß": "ft",
+    "fuss": "ft",
+    "metro": "m",
+    "metros": "m",
+    "kilómetro": "km",
+    "kilómetros": "km",
+    "kilometro": "km",
+    "kilometros": "km",
+    "milla": "mi",
+    "millas": "mi",
+    "pie": "ft",
+    "pies": "ft",
+    "yarda": "yd",
+    "yardas": "yd",
 }
 
 _DISTANCE = re.compile(
-    r"^\s*(?P<num>\d+(?:[.,]\d+)?|\d+\s*/\s*\d+|\.\d+)\s*(?P<unit>[a-zA-Z']+)\s*$"
+    r"^\s*(?P<num>\d+(?:[.,]\d+)?|\d+\s*/\s*\d+|\.\d+)\s*(?P<unit>[^\W\d_]+|')\s*$"
 )
 
 #: Longest distance anyone could ask about: half the Earth's circumference.

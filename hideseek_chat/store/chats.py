@@ -55,6 +55,11 @@ class Chats:
             return ChatPrefs()
         return ChatPrefs(row.language, row.units, row.map_name)
 
+    def has_prefs(self, chat_key: str) -> bool:
+        """Whether the chat has chosen anything yet (a new group has not)."""
+        chat_id = self._existing_chat_id(chat_key)
+        return chat_id is not None and self.session.get(ChatPrefsRow, chat_id) is not None
+
     def set_prefs(self, chat_key: str, prefs: ChatPrefs, now: datetime) -> None:
         chat_id = self._chat_id(chat_key, now)
         row = self.session.get(ChatPrefsRow, chat_id)
@@ -100,6 +105,19 @@ class Chats:
             if private_ok is not None:
                 row.private_ok = private_ok
             row.updated_at = now
+        self.session.flush()
+
+    def language(self, ref: str) -> str | None:
+        """The language ``ref`` chose for their private chat; None: their group's."""
+        row = self.session.get(PersonRow, ref)
+        return None if row is None else row.language
+
+    def set_language(self, ref: str, name: str, language: str | None, now: datetime) -> None:
+        """Remember ``ref``'s language for their private chat (None: their group's)."""
+        self.met(ref, name, now)
+        row = self.session.get(PersonRow, ref)
+        assert row is not None
+        row.language = language
         self.session.flush()
 
     # ----- kept messages -----

@@ -28,6 +28,7 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from hideseek_chat.chat.clock import GameClock
+from hideseek_chat.chat.i18n import LANGUAGES, N_, Formatter
 from hideseek_chat.chat.model import AnswerButton, Inbound, Outbound
 from hideseek_chat.telegram.convert import MAX_DOWNLOAD_BYTES, key, to_inbound
 from hideseek_chat.telegram.send import ConversationPort, perform
@@ -55,24 +56,26 @@ DRAIN_LIMIT = 50
 FLOOD_RETRIES = 3
 #: Only these updates are asked for (long polling and the webhook alike).
 ALLOWED_UPDATES = (Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY)
-#: The command menu Telegram shows; the conversation decides what each command does.
+#: The command menu Telegram shows (descriptions are msgids, shown in each shipped
+#: language); the conversation decides what each command does.
 COMMANDS = (
-    ("newgame", "start a new game in this group"),
-    ("join", "join the game"),
-    ("leave", "leave the game"),
-    ("begin", "start the round"),
-    ("ask", "ask the hider a question"),
-    ("found", "the seekers found the hider"),
-    ("cleared", "the seekers were sent away"),
-    ("pause", "pause the game clock"),
-    ("resume", "resume the game clock"),
-    ("status", "show the game's status"),
-    ("score", "show the scores"),
-    ("hand", "show your cards (in private)"),
-    ("track", "share your live location with the game"),
-    ("map", "show the map"),
-    ("settings", "change the game's settings"),
-    ("help", "how to play with this bot"),
+    ("newgame", N_("start a new game in this group")),
+    ("join", N_("join the game")),
+    ("leave", N_("leave the game")),
+    ("begin", N_("start the game (admin)")),
+    ("ask", N_("ask the hider a question")),
+    ("found", N_("claim that you found the hider")),
+    ("cleared", N_("report the active curse done")),
+    ("pause", N_("pause the game clock")),
+    ("resume", N_("resume the game clock")),
+    ("status", N_("show the game's status")),
+    ("score", N_("show the scores")),
+    ("hand", N_("show your cards (in private)")),
+    ("track", N_("hider: where the seekers were last seen")),
+    ("map", N_("choose the game's map (admin)")),
+    ("settings", N_("change the game's settings (admin)")),
+    ("language", N_("choose the language I speak")),
+    ("help", N_("how to play with this bot")),
 )
 
 
@@ -150,11 +153,20 @@ class TelegramChannel:
                 conversation.delivered(delivery.id, self._clock.now())
 
 
+def command_menu(language: str) -> list[BotCommand]:
+    """The command menu in ``language``."""
+    fmt = Formatter(language)
+    return [BotCommand(name, fmt.t(description)) for name, description in COMMANDS]
+
+
 async def _set_commands(application: TelegramApp) -> None:
-    try:
-        await application.bot.set_my_commands([BotCommand(n, d) for n, d in COMMANDS])
-    except TelegramError as err:  # the bot still works without a command menu
-        log.warning("could not set the command list: %s", err)
+    """English for everyone, and each shipped language for apps set to it."""
+    for language in LANGUAGES:
+        code = None if language == "en" else language
+        try:
+            await application.bot.set_my_commands(command_menu(language), language_code=code)
+        except TelegramError as err:  # the bot still works without a command menu
+            log.warning("could not set the command list (%s): %s", language, err)
     log.info("running as @%s", application.bot.username)
 
 
