@@ -48,15 +48,31 @@ _CURRENT_GAME = (
     .where(ChatRow.key == bindparam("chat"))
     .scalar_subquery()
 )
-_LAST_EVENT = (
-    select(func.max(EventRow.id)).where(EventRow.game_id == GameRow.id).scalar_subquery()
-)
+_LAST_EVENT = select(func.max(EventRow.id)).where(EventRow.game_id == GameRow.id).scalar_subquery()
 _TARGET = (
     select(GameRow.id, PlayerRow.id, GameRow.phase, _LAST_EVENT)
     .join(PlayerRow, PlayerRow.game_id == GameRow.id)
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
 )
 _INSERT = insert(cast(Table, PingRow.__table__))
+# The referee reads a seeker's track on every live edit near the zone: plain rows, no ORM
+# identity map, a statement built once.
+_LAST = (
+    select(
+        PingRow.id,
+        PingRow.game_id,
+        PingRow.player_id,
+        PingRow.lat,
+        PingRow.lon,
+        PingRow.accuracy_m,
+        PingRow.source,
+        PingRow.forwarded,
+        PingRow.at,
+    )
+    .where(PingRow.game_id == bindparam("game"), PingRow.player_id == bindparam("player"))
+    .order_by(PingRow.at.desc(), PingRow.id.desc())
+    .limit(bindparam("n"))
+)
 
 
 class Pings:
@@ -113,26 +129,10 @@ class Pings:
 
     def last(self, game_id: int, player_id: int, n: int = 1) -> list[Ping]:
         """The player's ``n`` latest pings in the game, newest first."""
-        rows = self.session.scalars(
-            select(PingRow)
-            .where(PingRow.game_id == game_id, PingRow.player_id == player_id)
-            .order_by(PingRow.at.desc(), PingRow.id.desc())
-            .limit(n)
+        rows = self.session.connection().execute(
+            _LAST, {"game": game_id, "player": player_id, "n": n}
         )
-        return [
-            Ping(
-                r.id,
-                r.game_id,
-                r.player_id,
-                r.lat,
-                r.lon,
-                r.accuracy_m,
-                r.source,
-                r.forwarded,
-                r.at,
-            )
-            for r in rows
-        ]
+        return [Ping(*row) for row in rows]
 
     def purge(self, now: datetime, keep: timedelta) -> int:
         """Delete the pings of games that ended more than ``keep`` before ``now``."""
