@@ -12,7 +12,7 @@ from datetime import datetime
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from hideseek_chat.chat import referee, views
+from hideseek_chat.chat import checks, referee, views
 from hideseek_chat.chat.buttons import Press, decode, encode
 from hideseek_chat.chat.commands import ChatError, parse_ask, parse_newgame
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter, language_name
@@ -346,7 +346,10 @@ def cmd_answer(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     detail = " ".join(msg.args[1:]) or None
     if word not in ("named",) and detail:
         raise ChatError("chat.answer_usage")
-    return _apply(conv, msg, QuestionAnswered(_by(msg), word, detail))
+    chat = conv.game_chat(msg)
+    with conv.uow_factory() as uow:
+        _, state = conv.load(uow, chat)
+    return checks.answer(conv, msg, state, None, word, detail)
 
 
 def cmd_play(conv: Conversation, msg: CommandIn) -> list[Outbound]:
@@ -373,6 +376,7 @@ def cmd_settings(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     with conv.uow_factory() as uow:
         game_id, state = conv.load(uow, msg.chat)
         fmt = conv.formatter(uow, msg.chat, state)
+        automatic = uow.chats.prefs(msg.chat).auto_answer
     _require_admin(state, msg)
     summary = settings_summary(state)
     text = chat_text(
@@ -407,6 +411,12 @@ def cmd_settings(conv: Conversation, msg: CommandIn) -> list[Outbound]:
             Button(fmt.t("Imperial"), encode("set", g, "units", "imperial")),
         ),
         (Button(fmt.t("Choose the map"), encode("set", g, "map", "list")),),
+        (
+            Button(
+                chat_text("chat.auto_turn_off" if automatic else "chat.auto_turn_on", {}, fmt),
+                encode("set", g, "auto", "off" if automatic else "on"),
+            ),
+        ),
     )
     return [conv.reply(msg, text, rows)]
 
@@ -517,13 +527,11 @@ def b_answer(
     detail = None
     if word == "s":
         with conv.uow_factory() as uow:
-            suggested = uow.games.suggestion(press.game_id, record_id)
+            suggested = uow.checks.suggestion(press.game_id, record_id)
         if suggested is None:
             raise ChatError("chat.button_unknown")
         word, detail = suggested
-    record_for_team = record_id if state.settings.mode != Mode.STANDARD else None
-    _apply(conv, msg, QuestionAnswered(_by(msg), word, detail, record_for_team))
-    return []
+    return checks.answer(conv, msg, state, record_id, word, detail)
 
 
 def _card_in_hand(state: GameState, team_id: int, def_ids: tuple[str, ...]) -> int | None:
@@ -666,6 +674,8 @@ def b_set(
             return [SendText(chat, text=chat_text("chat.language_set", {}, new_fmt))]
         label = new_fmt.t("metric units") if value == "metric" else new_fmt.t("imperial units")
         return [SendText(chat, text=chat_text("chat.units_set", {"units": label}, new_fmt))]
+    if what == "auto" and value in ("on", "off"):
+        return checks.set_automatic(conv, msg, value == "on")
     if what == "map":
         with conv.uow_factory() as uow:
             names = conv.maps.names(uow)
@@ -808,6 +818,7 @@ BUTTONS: dict[str, ButtonHandler] = {
     "map": b_map,
     "hand": b_hand,
     "next": b_next,
+    "chk": checks.b_check,
 }
 
 

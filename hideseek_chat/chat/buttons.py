@@ -29,6 +29,7 @@ VERBS = {
     "map": "map pack name",
     "hand": "(show the hand)",
     "next": "(start the next round now)",
+    "chk": "record_id, a (send the held answer anyway) / s (send the pins' answer)",
 }
 
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from hideseek_chat.chat import referee
+from hideseek_chat.chat import checks, referee
 from hideseek_chat.chat.actions import hand_view, status_for
 from hideseek_chat.chat.buttons import encode
 from hideseek_chat.chat.i18n import N_, Formatter
@@ -63,6 +63,11 @@ def collect(conv: Conversation, now: datetime, limit: int) -> list[Delivery]:
                 uow.commit()  # suggestions recorded while rendering
             conv._in_flight[message.id] = now
             deliveries.append(Delivery(message.id, tuple(actions)))
+            automatic = checks.answer_automatically(conv, message, decision, now)
+            if automatic is not None:  # its announcements are in the outbox now
+                progressed = True
+                if automatic:
+                    deliveries.append(Delivery(0, tuple(automatic)))
             if decision.to.kind == AudienceKind.GROUP:
                 status_chats.add(message.chat_key)
         if not progressed:
@@ -230,6 +235,9 @@ def _compose(
         buttons = ((Button(fmt.t(N_("▶️ Start my hiding period now")), encode("next", game_id)),),)
     elif key == "question.answered" and params.get("answer") == "photo" and params.get("detail"):
         photo = str(params["detail"])
+    note = checks.note(uow, game_id, state, key, params, fmt)
+    if note:
+        text = f"{text}\n{note}"
     return text, buttons, photo
 
 
@@ -263,14 +271,9 @@ def _incoming(
     if record.status == QuestionStatus.TRAVELLING:
         return "", ()  # a heads-up: the question comes once the seekers have travelled
     ruleset = conv.ruleset(state)
-    index = conv.maps.index(uow, uow.chats.prefs(uow.games.chat_key(game_id)).map_name)
-    hider = conv.hider_ping(uow, game_id, state)
-    asker_pings = conv.pins_of(uow, game_id, record.asked_by, 200)
-    start = referee.latest_before(asker_pings, record.asked_at)
-    latest = asker_pings[0] if asker_pings else None
-    suggestion = referee.suggest(ruleset, state, record, index, hider, start, latest, now)
-    if suggestion.answer is not None:
-        uow.games.suggest(game_id, record_id, suggestion.answer, suggestion.detail, now)
+    suggestion = checks.compute(conv, uow, game_id, state, record, now)
+    if checks.plan_automatic(conv, uow, game_id, state, record, suggestion, now):
+        return checks.automatic_text(record, suggestion, fmt), ()
     lines = [suggestion_text(suggestion, fmt)]
     rows: list[tuple[Button, ...]] = []
     words = [w for w in CATEGORY_ANSWERS[record.category] if w not in ("named", "photo")]
@@ -307,7 +310,6 @@ def _incoming(
 
 def suggestion_text(s: referee.Suggestion, fmt: Formatter) -> str:
     """The suggestion and the numbers behind it (hider only)."""
-    f = s.facts
     if s.answer is None:
         if s.reason == "photo":
             return ""
@@ -315,6 +317,16 @@ def suggestion_text(s: referee.Suggestion, fmt: Formatter) -> str:
             N_("🤖 I can't work this one out ({reason}): please answer yourself."), reason=s.reason
         )
     lines = [fmt.t(N_("🤖 Suggested answer: {answer}"), answer=fmt.answer(s.answer, s.detail))]
+    lines.extend(suggestion_numbers(s, fmt))
+    if s.too_close:
+        lines.append(fmt.t(N_("⚠️ Too close to call: check it yourself before answering.")))
+    return "\n".join(lines)
+
+
+def suggestion_numbers(s: referee.Suggestion, fmt: Formatter) -> list[str]:
+    """The numbers behind a suggestion, as lines (hider only)."""
+    f = s.facts
+    lines: list[str] = []
     if "radius_m" in f:
         lines.append(
             fmt.t(
@@ -358,6 +370,4 @@ def suggestion_text(s: referee.Suggestion, fmt: Formatter) -> str:
         lines.append(
             fmt.t(N_("Within reach of the seekers: {places}."), places=", ".join(places) or "—")
         )
-    if s.too_close:
-        lines.append(fmt.t(N_("⚠️ Too close to call: check it yourself before answering.")))
-    return "\n".join(lines)
+    return lines

@@ -162,6 +162,9 @@ def suggest(
         return Suggestion(None, None, missing.reason)
     if asker_start is None:
         return Suggestion(None, None, "no_seeker_pin")
+    if not is_current(asker_start, record.asked_at):
+        # Where the seeker was long before asking says nothing about where they asked from.
+        return Suggestion(None, None, "stale_seeker_pin")
     try:
         return _compute(question, record, index, fix, asker_start, asker_now, zone)
     except geo.PinRejected as rejected:

@@ -128,6 +128,37 @@ CHAT_MESSAGES: dict[str, str] = {
         "Answer with the buttons, or type /answer yes|no|hotter|colder|closer|further|null, or "
         "/answer named Place Name."
     ),
+    # answers checked against the pins (checks.py); the group's lines never hold numbers
+    "chat.check_agreed": N_("🛰 Checked against the pins ✓"),
+    "chat.check_disagreed": N_("🛰 Sent by the hider although the pins disagreed."),
+    "chat.check_no_location": N_("🛰 Could not be checked against the pins (no fresh location)."),
+    "chat.check_no_map": N_("🛰 Could not be checked against the pins (no map data)."),
+    "chat.check_too_close": N_("🛰 Could not be checked against the pins (too close to call)."),
+    "chat.check_unknown": N_("🛰 Could not be checked against the pins."),
+    "chat.check_automatic": N_("🤖 Answered automatically from the pins."),
+    "chat.check_disagrees": N_(
+        "🛰 Wait: for {question} the pins say “{suggested}”, not “{answer}”."
+    ),
+    "chat.check_confirm": N_(
+        "You answer for the truth, so it's your call: send “{answer}” anyway, or “{suggested}” "
+        "instead?"
+    ),
+    "chat.check_send_anyway": N_("📤 Send “{answer}” anyway"),
+    "chat.check_send_suggested": N_("👉 Send “{suggested}” instead"),
+    "chat.check_toast": N_("🛰 The pins disagree: see my message."),
+    "chat.auto_answered": N_(
+        "🤖 {question}: automatic answers are on, so I answered “{answer}” for you from the pins."
+    ),
+    "chat.auto_failed": N_(
+        "🤖 I could not send the automatic answer after all. Please answer yourself with /answer."
+    ),
+    "chat.auto_on": N_(
+        "🤖 Automatic answers are on: when the pins answer a question clearly, I answer it as "
+        "soon as it reaches the hider. The hider still draws the cards."
+    ),
+    "chat.auto_off": N_("🤖 Automatic answers are off: the hider answers every question."),
+    "chat.auto_turn_on": N_("🤖 Turn automatic answers on"),
+    "chat.auto_turn_off": N_("🤖 Turn automatic answers off"),
 }
 
 

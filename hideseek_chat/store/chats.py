@@ -28,6 +28,7 @@ class ChatPrefs:
     language: str = "en"
     units: str | None = None  # None: the ruleset's units
     map_name: str = DEFAULT_MAP
+    auto_answer: bool = False  # the bot answers what the pins can answer (admin setting)
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Chats:
         row = None if chat_id is None else self.session.get(ChatPrefsRow, chat_id)
         if row is None:
             return ChatPrefs()
-        return ChatPrefs(row.language, row.units, row.map_name)
+        return ChatPrefs(row.language, row.units, row.map_name, row.auto_answer)
 
     def has_prefs(self, chat_key: str) -> bool:
         """Whether the chat has chosen anything yet (a new group has not)."""
@@ -70,10 +71,12 @@ class Chats:
                     language=prefs.language,
                     units=prefs.units,
                     map_name=prefs.map_name,
+                    auto_answer=prefs.auto_answer,
                 )
             )
         else:
             row.language, row.units, row.map_name = prefs.language, prefs.units, prefs.map_name
+            row.auto_answer = prefs.auto_answer
         self.session.flush()
 
     # ----- people -----

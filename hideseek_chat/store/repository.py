@@ -22,7 +22,7 @@ from hideseek_chat.store.mapping import (
     state_from_rows,
     state_rows,
 )
-from hideseek_chat.store.models import Base, ChatRow, GameRow, SuggestionRow
+from hideseek_chat.store.models import Base, ChatRow, GameRow
 
 
 class GameNotFound(LookupError):
@@ -140,29 +140,6 @@ class GameRepository:
             for key in existing.keys() - wanted.keys():
                 self.session.delete(existing.pop(key))
         self.session.flush()
-
-    def suggest(
-        self, game_id: int, record_id: int, answer: str, detail: str | None, at: datetime
-    ) -> None:
-        """Record the automatic answer suggested for question record ``record_id``."""
-        row = self.session.get(SuggestionRow, (game_id, record_id))
-        if row is None:
-            self.session.add(
-                SuggestionRow(
-                    game_id=game_id,
-                    question_record_id=record_id,
-                    answer=answer,
-                    detail=detail,
-                    suggested_at=at,
-                )
-            )
-        else:
-            row.answer, row.detail, row.suggested_at = answer, detail, at
-        self.session.flush()
-
-    def suggestion(self, game_id: int, record_id: int) -> tuple[str, str | None] | None:
-        row = self.session.get(SuggestionRow, (game_id, record_id))
-        return None if row is None else (row.answer, row.detail)
 
 
 def _game_columns(state: GameState) -> dict[str, Any]:

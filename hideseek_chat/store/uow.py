@@ -31,6 +31,7 @@ from hideseek_chat.rules.events import DeadlineReached, Event
 from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
 from hideseek_chat.rules.state import GameState
 from hideseek_chat.store.chats import Chats
+from hideseek_chat.store.checks import AnswerChecks
 from hideseek_chat.store.deadlines import Deadlines
 from hideseek_chat.store.log import EventLog, Outbox, ProcessedUpdates
 from hideseek_chat.store.maps import MapPacks
@@ -57,6 +58,7 @@ class UnitOfWork:
     pings: Pings
     maps: MapPacks
     chats: Chats
+    checks: AnswerChecks
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
@@ -71,6 +73,7 @@ class UnitOfWork:
         self.pings = Pings(self.session)
         self.maps = MapPacks(self.session)
         self.chats = Chats(self.session)
+        self.checks = AnswerChecks(self.session)
         return self
 
     def __exit__(

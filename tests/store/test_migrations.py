@@ -24,3 +24,44 @@ def test_upgrade_builds_every_table_and_check_finds_no_pending_change(database_u
 
 def test_the_scripts_are_found() -> None:
     assert (script_location() / "env.py").is_file()
+
+
+def test_0003_moves_the_suggestions_into_answer_checks_and_back(database_url: str) -> None:
+    from datetime import UTC, datetime
+
+    from alembic import command
+    from sqlalchemy import text
+
+    from hideseek_chat.store import unit_of_work_factory
+    from hideseek_chat.store.migrate import alembic_config
+    from tests.store.helpers import replay, start
+    from tests.store.scenarios import play
+
+    upgrade(database_url, "0002")
+    engine = make_engine(database_url)
+    try:
+        script = play(0, steps=150)
+        uow_factory = unit_of_work_factory(engine)
+        game_id = start(uow_factory, script)
+        replay(uow_factory, script)
+        record = next(q for q in script.steps[-1].state.questions if q.answer is not None)
+        at = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+        with engine.begin() as connection:
+            connection.execute(
+                text("INSERT INTO question_suggestions VALUES (:game, :record, 'no', NULL, :at)"),
+                {"game": game_id, "record": record.id, "at": at},
+            )
+        upgrade(database_url)
+        with engine.connect() as connection:
+            moved = connection.execute(
+                text("SELECT computed_answer, verdict FROM answer_checks")
+            ).all()
+        assert [tuple(row) for row in moved] == [("no", "pending")]
+        command.downgrade(alembic_config(database_url), "0002")
+        with engine.connect() as connection:
+            back = connection.execute(
+                text("SELECT question_record_id, answer FROM question_suggestions")
+            ).all()
+        assert [tuple(row) for row in back] == [(record.id, "no")]
+    finally:
+        engine.dispose()

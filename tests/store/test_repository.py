@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -19,6 +20,7 @@ from hideseek_chat.rules.state import (
     Zone,
 )
 from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.checks import CheckNumbers, CheckVerdict, Computation
 from hideseek_chat.store.repository import GameNotFound
 from tests.store.helpers import CHAT, load, replay, start
 from tests.store.scenarios import play
@@ -188,16 +190,29 @@ def test_the_newest_game_is_the_chats_current_game(uow_factory: UnitOfWorkFactor
     assert load(uow_factory) == second.initial
 
 
-def test_a_suggested_answer_is_kept_next_to_the_real_one(uow_factory: UnitOfWorkFactory) -> None:
+def test_a_check_keeps_what_the_pins_said_next_to_the_real_answer(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
     script = play(0, steps=150)
     start(uow_factory, script)
     replay(uow_factory, script)
     question = next(q for q in script.steps[-1].state.questions if q.answer is not None)
+    computed = Computation("no", None, "ok", False, T0, T0, CheckNumbers(distance_m=2100.0))
     with uow_factory() as uow:
         game = uow.games.for_chat(CHAT)
         assert game is not None
-        uow.games.suggest(game.id, question.id, "no", None, T0)
+        uow.checks.computed(game.id, question.id, computed)
         uow.commit()
     with uow_factory() as uow:
-        assert uow.games.suggestion(game.id, question.id) == ("no", None)
+        assert uow.checks.suggestion(game.id, question.id) == ("no", None)
+        uow.checks.decide(game.id, question.id, CheckVerdict.DISAGREED, T0, sent=("yes", None))
+        uow.commit()
+    with uow_factory() as uow:
+        # A decided check keeps what it was decided on.
+        uow.checks.computed(game.id, question.id, replace(computed, answer="yes"))
+        check = uow.checks.get(game.id, question.id)
+        assert check is not None and check.computation == computed
+        assert (check.verdict, check.answer_sent) == (CheckVerdict.DISAGREED, "yes")
+        round_checks = uow.checks.for_round(game.id, question.round_number)
+        assert list(round_checks) == [question.id]
         assert uow.games.get(game.id).question_record(question.id).answer == question.answer

@@ -157,8 +157,12 @@ async def test_only_the_hider_may_press_the_answer_buttons(tg: Telegram) -> None
         assert tg.answer(press) == refusal
         assert [c.method for c in tg.api.calls[mark:]] == ["answerCallbackQuery"]
         assert snapshot(tg) == before
-    # The hider's own press still works afterwards.
+    # The hider's own press still works afterwards; the pins say No, so the bot asks first.
     assert question.chat_id == user_id(hider)
     press = await tg.press_data(hider, yes, question)
+    assert tg.answer(press) == "🛰 The pins disagree: see my message."
+    held = tg.said(hider)[-1]
+    [anyway] = [data for label, data in held.buttons if "anyway" in label]
+    press = await tg.press_data(hider, anyway, held)
     assert tg.answer(press) == "Done."
     assert "✅ Radar 1 km: Yes" in tg.texts()

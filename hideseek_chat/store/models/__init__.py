@@ -2,6 +2,7 @@
 
 from hideseek_chat.store.models.base import Base
 from hideseek_chat.store.models.chat import ChatMessageRow, ChatPrefsRow, HidingSpotRow, PersonRow
+from hideseek_chat.store.models.checks import AnswerCheckRow, CheckVerdict, EndGameClaimRow
 from hideseek_chat.store.models.game import (
     CatchRow,
     ChatRow,
@@ -33,10 +34,10 @@ from hideseek_chat.store.models.play import (
     CurseRow,
     DrawCycleRow,
     QuestionRow,
-    SuggestionRow,
 )
 
 __all__ = [
+    "AnswerCheckRow",
     "BannedQuestionRow",
     "Base",
     "CardRow",
@@ -44,9 +45,11 @@ __all__ = [
     "ChatMessageRow",
     "ChatPrefsRow",
     "ChatRow",
+    "CheckVerdict",
     "CurseRow",
     "DeadlineRow",
     "DrawCycleRow",
+    "EndGameClaimRow",
     "EventRow",
     "FeatureRow",
     "GameRow",
@@ -69,7 +72,6 @@ __all__ = [
     "SettingsRow",
     "StationRouteRow",
     "StationRow",
-    "SuggestionRow",
     "TeamRow",
     "ZoneRow",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey
+from sqlalchemy import ForeignKey, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.store.models.base import GAME_FK, Base
@@ -22,6 +22,8 @@ class ChatPrefsRow(Base):
     language: Mapped[str]
     units: Mapped[str | None]  # None: the ruleset's units
     map_name: Mapped[str]
+    #: Answer the questions the pins can answer as soon as they reach the hider.
+    auto_answer: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class PersonRow(Base):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, ForeignKeyConstraint, Index
+from sqlalchemy import ForeignKey, Index
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.rules.ruleset import Category
@@ -75,30 +75,6 @@ class QuestionRow(Base):
     free: Mapped[bool]
     extra_draw: Mapped[int]
     replaced_by: Mapped[int | None]
-
-
-class SuggestionRow(Base):
-    """The automatic answer the geo layer suggested for a question, next to the real one.
-
-    Not part of the engine's state: the chat layer writes it with ``GameRepository.suggest``.
-    """
-
-    __tablename__ = "question_suggestions"
-    __table_args__ = (
-        ForeignKeyConstraint(
-            ["game_id", "question_record_id"],
-            ["questions.game_id", "questions.id"],
-            ondelete="CASCADE",
-            deferrable=True,
-            initially="DEFERRED",
-        ),
-    )
-
-    game_id: Mapped[int] = mapped_column(ForeignKey(GAME_FK, ondelete="CASCADE"), primary_key=True)
-    question_record_id: Mapped[int] = mapped_column(primary_key=True)
-    answer: Mapped[str]
-    detail: Mapped[str | None]
-    suggested_at: Mapped[datetime]
 
 
 class CurseRow(Base):
