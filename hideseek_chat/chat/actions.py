@@ -12,7 +12,7 @@ from datetime import datetime
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from hideseek_chat.chat import checks, referee, views
+from hideseek_chat.chat import checks, endgame, referee, review, views
 from hideseek_chat.chat.buttons import Press, decode, encode
 from hideseek_chat.chat.commands import ChatError, parse_ask, parse_newgame
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter, language_name
@@ -69,7 +69,18 @@ if TYPE_CHECKING:
 
 Handler = Callable[["Conversation", CommandIn], list[Outbound]]
 
-GROUP_ONLY = {"newgame", "join", "leave", "begin", "found", "cleared", "settings", "map", "abort"}
+GROUP_ONLY = {
+    "newgame",
+    "join",
+    "leave",
+    "begin",
+    "found",
+    "endgame",
+    "cleared",
+    "settings",
+    "map",
+    "abort",
+}
 PRIVATE_ONLY = {"answer", "track", "play"}
 
 
@@ -465,6 +476,7 @@ COMMANDS: dict[str, Handler] = {
     "begin": cmd_begin,
     "ask": cmd_ask,
     "found": cmd_found,
+    "endgame": endgame.cmd_endgame,
     "cleared": cmd_cleared,
     "pause": cmd_pause,
     "resume": cmd_resume,
@@ -481,6 +493,7 @@ COMMANDS: dict[str, Handler] = {
     "settings": cmd_settings,
     "map": cmd_map,
     "language": cmd_language,
+    "review": review.cmd_review,
 }
 
 
@@ -819,6 +832,7 @@ BUTTONS: dict[str, ButtonHandler] = {
     "hand": b_hand,
     "next": b_next,
     "chk": checks.b_check,
+    "claim": endgame.b_claim,
 }
 
 

@@ -30,6 +30,7 @@ VERBS = {
     "hand": "(show the hand)",
     "next": "(start the next round now)",
     "chk": "record_id, a (send the held answer anyway) / s (send the pins' answer)",
+    "claim": "claim_id, y / n (the hider accepts or refuses an end-game claim)",
 }
 
 

@@ -354,6 +354,10 @@ def note(
         return verdict_note(
             check.verdict, check.computation.reason, check.computation.too_close, fmt
         )
+    if key == "endgame.started" and params.get("by"):
+        from hideseek_chat.chat.endgame import claim_note
+
+        return claim_note(uow, game_id, state, fmt)
     return None
 
 

@@ -71,18 +71,26 @@ def choose_zone(index: MapIndex, hider: Pin, radius_m: float) -> geo.Zone:
 
 def starts_end_game(zone: StateZone, track: Sequence[Ping], now: datetime) -> bool:
     """Whether a seeker's newest pin (``track`` newest first) is in the zone, off transit."""
+    check = end_game_check(zone, track, now)
+    return check is not None and check.starts
+
+
+def end_game_check(
+    zone: StateZone, track: Sequence[Ping], now: datetime
+) -> geo.EndGameCheck | None:
+    """What a seeker's pins (``track``, newest first) say about the end game; None without
+    pins. Its ``distance_m`` is hider-only."""
     if not track:
-        return False
+        return None
     pins = [pin_of(p) for p in reversed(track)]
     estimate = geo.estimate_transit(pins, now)
-    check = geo.check_end_game(
+    return geo.check_end_game(
         geo_zone(zone),
         pins[-1],
         now,
         on_transit=geo.is_on_transit(estimate),
         max_pin_age=max_age(track[0]),
     )
-    return check.starts
 
 
 def may_be_in_zone(zone: StateZone, lat: float, lon: float) -> bool:

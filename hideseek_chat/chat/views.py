@@ -159,6 +159,37 @@ CHAT_MESSAGES: dict[str, str] = {
     "chat.auto_off": N_("🤖 Automatic answers are off: the hider answers every question."),
     "chat.auto_turn_on": N_("🤖 Turn automatic answers on"),
     "chat.auto_turn_off": N_("🤖 Turn automatic answers off"),
+    # end-game claims (endgame.py)
+    "chat.claim_disputed": N_(
+        "🛰 {name} claims the end game, but the pins don't put them inside the zone. The hider "
+        "decides whether it starts."
+    ),
+    "chat.claim_outside_hider": N_(
+        "🎯 {name} claims the end game, but their last pin, from {age} ago, is {distance} "
+        "outside your zone."
+    ),
+    "chat.claim_transit_hider": N_(
+        "🎯 {name} claims the end game, but their pins move at transit speed, and the end game "
+        "starts off transit."
+    ),
+    "chat.claim_decide": N_(
+        "GPS can fail, so it's your call: accept the claim and start the end game, or refuse it?"
+    ),
+    "chat.claim_accept": N_("✅ Accept: start the end game"),
+    "chat.claim_refuse": N_("❌ Refuse"),
+    "chat.claim_refused": N_("❌ The hider refused {name}'s end-game claim. The search goes on!"),
+    "chat.claim_accepted": N_("🛰 The pins disagreed, but the hider accepted the claim."),
+    # /review (review.py)
+    "chat.review_nothing": N_("No round is over yet: /review shows a round once it has ended."),
+    "chat.review_running": N_(
+        "That round is still running: /review shows a round once it has ended."
+    ),
+    "chat.review_usage": N_(
+        "Review a round that is over: /review, or /review N for round N ({rounds})."
+    ),
+    "chat.review_admin_only": N_(
+        "In private, /review shows the admin the rounds of their game. Ask in the group instead."
+    ),
 }
 
 
@@ -189,8 +220,10 @@ HELP = N_(
     "/begin — the admin starts round 1\n"
     "/ask — the questions you can ask now (or /ask radar 1km …)\n"
     "/found — a seeker claims the catch\n"
+    "/endgame — seekers say they are in the zone (if the bot missed it)\n"
     "/cleared — seekers report the active curse done\n"
     "/pause, /resume, /status, /score\n"
+    "/review — a finished round's questions, answers and how they matched the pins\n"
     "In our private chat:\n"
     "/hand — your cards, to play or discard\n"
     "/track — the hider sees where the seekers were last seen\n"

@@ -2,7 +2,8 @@
 
 The hider's answers are compared with what the pins say: a contradicted one is held and the
 hider asked privately (with the numbers) to send it anyway or to send the pins' answer; the
-group reads whether each answer was checked, never the numbers. Also: automatic answers.
+group reads whether each answer was checked, never the numbers. Also: automatic answers,
+end-game claims by hand (/endgame) and /review after the round.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hideseek_chat.chat.service import Conversation
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import GameState, Phase, QuestionStatus
 from hideseek_chat.store import UnitOfWorkFactory
-from hideseek_chat.store.models import AnswerCheckRow
+from hideseek_chat.store.models import AnswerCheckRow, EndGameClaimRow
 from tests.chat.test_game import (
     HIDER_SPOT,
     SEEKERS_START,
@@ -320,3 +321,118 @@ def test_only_the_admin_turns_automatic_answers_on(table: Table) -> None:
     assert "admin" in table.toasts[-1][1]
     with table.conversation.uow_factory() as uow:
         assert not uow.chats.prefs(table.group).auto_answer
+
+
+# ----------------------------------------------------------------- end-game claims
+
+
+def test_an_end_game_claim_the_pins_agree_with(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, _s2) = begin(table)
+    table.pin(s1, *SEEKERS_START)
+    table.wait(timedelta(minutes=31))  # the hider shared no location: no zone yet
+    table.pin(s1, 36.1275, -97.0645, edited=True)
+    table.wait(timedelta(minutes=3))
+    table.pin(s1, 36.12751, -97.0645, edited=True)
+    table.pin(hider, *HIDER_SPOT, private=True)  # now the zone is fixed
+    assert state_of_table(table).phase == Phase.SEEKING
+    mark = table.mark()
+    table.send(s1, "/endgame")
+    assert state_of_table(table).phase == Phase.END_GAME
+    group = group_text(table, mark)
+    assert f"{s1} says the seekers are in the hider's zone" in group
+    assert "Checked against the pins ✓" in group
+    with uow_factory() as uow:
+        [claim] = uow.session.scalars(select(EndGameClaimRow)).all()
+        assert (claim.verdict, claim.reason, claim.accepted) == ("agreed", "inside_zone", None)
+
+
+def test_an_end_game_claim_the_pins_contradict_is_the_hiders_call(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, s2 = seeking(table)
+    mark = table.mark()
+    table.send(s1, "/endgame")  # 2.1 km from the hider: far outside the 500 m zone
+    assert state_of_table(table).phase == Phase.SEEKING
+    group = group_text(table, mark)
+    assert "the pins don't put them inside the zone" in group and "hider decides" in group
+    assert not DISTANCE.findall(group)
+    told = table.said(hider)[-1]
+    assert f"{s1} claims the end game, but their last pin" in told.text
+    assert "1.53 km outside your zone" in told.text
+    table.press(hider, "Refuse")
+    assert f"The hider refused {s1}'s end-game claim" in table.said()[-1].text
+    assert state_of_table(table).phase == Phase.SEEKING
+
+    table.send(s2, "/endgame")
+    mark = table.mark()
+    table.press(hider, "Accept")
+    assert state_of_table(table).phase == Phase.END_GAME
+    group = group_text(table, mark)
+    assert f"{s2} says the seekers are in the hider's zone" in group
+    assert "The pins disagreed, but the hider accepted the claim." in group
+    with uow_factory() as uow:
+        claims = uow.session.scalars(select(EndGameClaimRow).order_by(EndGameClaimRow.id)).all()
+        assert [(c.verdict, c.reason, c.accepted) for c in claims] == [
+            ("disagreed", "outside_zone", False),
+            ("disagreed", "outside_zone", True),
+        ]
+        assert claims[0].outside_m is not None and 1500 < claims[0].outside_m < 1600
+    assert_numbers_stay_private(table, hider, [s1, s2])
+
+
+def test_only_seekers_claim_the_end_game_and_only_the_hider_decides(table: Table) -> None:
+    hider, s1, s2 = seeking(table)
+    table.send(hider, "/endgame")
+    assert "seekers" in table.last().lower()
+    table.send(s1, "/endgame")
+    _, accept = button(table, hider, "Accept")
+    table.press_data(s2, accept.data)
+    assert "not for you" in table.toasts[-1][1]
+    assert state_of_table(table).phase == Phase.SEEKING
+
+
+# ----------------------------------------------------------------- /review
+
+
+def test_review_after_the_round(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    hider, s1, s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    table.press(hider, "Yes")
+    table.press(hider, "anyway")
+    table.press(hider, "🃏")
+    table.send(s2, "/ask radar 5km")
+    table.press(hider, "👉")
+    table.press(hider, "🃏")
+
+    table.send(s1, "/review")
+    assert "No round is over yet" in table.last()
+    table.send(s1, "/review 1")
+    assert "still running" in table.last()
+
+    # End game and catch.
+    table.wait(timedelta(minutes=1))
+    table.pin(s1, 36.1285, -97.0650, edited=True)
+    table.wait(timedelta(minutes=1))
+    table.pin(s1, 36.1275, -97.0645, edited=True)
+    table.wait(timedelta(minutes=3))
+    table.pin(s1, HIDER_SPOT[0] + 0.00001, HIDER_SPOT[1], edited=True)
+    table.send(s1, "/found")
+    table.press(hider, "Yes, they found me")
+    assert state_of_table(table).rounds[0].ended_at is not None
+
+    table.send(s2, "/review")
+    review = table.last()
+    assert review.startswith(f"🔍 Round 1: {hider} hid around {STATION}.")
+    assert f"1. Radar 1 km, asked by {s1}" in review and "answered “Yes”" in review
+    assert "The pins said “No”; the hider sent “Yes” anyway." in review
+    assert "The seeker was 2.1 km from the hider; the radar reached 1 km." in review
+    assert f"2. Radar 5 km, asked by {s2}" in review and "The pins agreed ✓" in review
+
+    # The admin reviews privately too.
+    table.send("Alice", "/review 1", private=True)
+    assert table.last("Alice").startswith("🔍 Round 1")
+    other = next(name for name in ("Bob", "Carol") if name != hider)
+    table.send(other, "/review", private=True)
+    assert "admin" in table.last(other)

@@ -1,0 +1,220 @@
+"""``/review``: a finished round's questions, the answers sent and what the pins said.
+
+Only a round that is over can be reviewed: then the numbers behind each check and the
+station are no secret any more. Anyone may ask in the group (``/review`` for the last
+finished round, ``/review 2`` for round 2); the admin may also ask in private, for the
+newest game they ran, also after it has ended.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hideseek_chat.chat.checks import unchecked_key
+from hideseek_chat.chat.commands import ChatError
+from hideseek_chat.chat.i18n import N_, Formatter
+from hideseek_chat.chat.model import ChatKind, CommandIn, Outbound
+from hideseek_chat.chat.views import chat_text
+from hideseek_chat.rules.ruleset import Category
+from hideseek_chat.rules.state import GameState, Question, QuestionStatus, Round
+from hideseek_chat.store.checks import AnswerCheck, CheckNumbers, CheckVerdict, Claim
+
+if TYPE_CHECKING:
+    from hideseek_chat.chat.service import Conversation
+
+
+def cmd_review(conv: Conversation, msg: CommandIn) -> list[Outbound]:
+    with conv.uow_factory() as uow:
+        if msg.kind == ChatKind.GROUP:
+            chat = msg.chat
+            game_id, state = conv.load(uow, chat)
+        else:
+            found = uow.checks.admin_game(msg.sender.ref)
+            if found is None:
+                raise ChatError("chat.review_admin_only")
+            game_id, state = found, uow.games.get(found)
+            chat = uow.games.chat_key(game_id)
+        fmt = conv.formatter(uow, chat, state)
+        chosen = choose_round(state, msg.args)
+        checks = uow.checks.for_round(game_id, chosen.number)
+        claims = uow.checks.claims(game_id, chosen.number)
+    return [conv.reply(msg, review_text(state, chosen, checks, claims, fmt))]
+
+
+def choose_round(state: GameState, args: tuple[str, ...]) -> Round:
+    """The round asked for (default: the last one that is over); refuse a running one."""
+    ended = [r for r in state.rounds if r.ended_at is not None]
+    numbers = ", ".join(str(r.number) for r in ended)
+    if not args:
+        if not ended:
+            raise ChatError("chat.review_nothing")
+        return ended[-1]
+    try:
+        wanted = int(args[0])
+    except ValueError:
+        raise ChatError("chat.review_usage", rounds=numbers or "—") from None
+    for round_ in state.rounds:
+        if round_.number == wanted:
+            if round_.ended_at is None:
+                raise ChatError("chat.review_running")
+            return round_
+    raise ChatError("chat.review_usage", rounds=numbers or "—")
+
+
+def review_text(
+    state: GameState,
+    round_: Round,
+    checks: dict[int, AnswerCheck],
+    claims: list[Claim],
+    fmt: Formatter,
+) -> str:
+    hider = state.team(round_.hider_team_id).name
+    lines = [
+        fmt.t(
+            N_("🔍 Round {number}: {hider} hid around {station}."),
+            number=round_.number,
+            hider=hider,
+            station=round_.zone.station_name,
+        )
+        if round_.zone is not None
+        else fmt.t(N_("🔍 Round {number}: {hider} hid."), number=round_.number, hider=hider)
+    ]
+    questions = sorted(state.round_questions(round_.number), key=lambda q: (q.asked_at, q.id))
+    if not questions:
+        lines.append(fmt.t(N_("No questions were asked.")))
+    for n, record in enumerate(questions, start=1):
+        lines.append(_question_line(n, record, state, fmt))
+        check = checks.get(record.id)
+        if check is not None and check.computation.reason != "photo":
+            lines.extend(f"   {line}" for line in _check_lines(record, check, fmt))
+    lines.extend(_claim_line(claim, state, fmt) for claim in claims)
+    return "\n".join(lines)
+
+
+def _question_line(n: int, record: Question, state: GameState, fmt: Formatter) -> str:
+    asked = fmt.t(
+        N_("{n}. {question}, asked by {asker} at {time}"),
+        n=n,
+        question=fmt.question(record.question_id, record.distance_m),
+        asker=state.player(record.asked_by).name,
+        time=fmt.clock(record.asked_at),
+    )
+    if record.status == QuestionStatus.ANSWERED and record.answer is not None:
+        outcome = fmt.t(
+            N_("answered “{answer}” at {time}"),
+            answer=fmt.answer(record.answer, record.answer_detail),
+            time=fmt.clock(record.answered_at) if record.answered_at else "—",
+        )
+        if record.late:
+            outcome = fmt.t(N_("{outcome} (late)"), outcome=outcome)
+    elif record.status == QuestionStatus.VETOED:
+        outcome = fmt.t(N_("vetoed"))
+    elif record.status == QuestionStatus.RANDOMIZED:
+        outcome = fmt.t(N_("randomized"))
+    else:
+        outcome = fmt.t(N_("not answered"))
+    return fmt.t(N_("{asked}: {outcome}"), asked=asked, outcome=outcome)
+
+
+def _check_lines(record: Question, check: AnswerCheck, fmt: Formatter) -> list[str]:
+    computed = check.computation
+    said = fmt.answer(computed.answer, computed.detail) if computed.answer else ""
+    if check.automatic:
+        lines = [chat_text("chat.check_automatic", {}, fmt)]
+    elif check.verdict == CheckVerdict.AGREED and check.proposed_answer is not None:
+        lines = [
+            fmt.t(
+                N_("🛰 The pins said “{said}”; the hider chose “{proposed}” first, then theirs."),
+                said=said,
+                proposed=fmt.answer(check.proposed_answer, check.proposed_detail),
+            )
+        ]
+    elif check.verdict == CheckVerdict.AGREED:
+        lines = [fmt.t(N_("🛰 The pins agreed ✓"))]
+    elif check.verdict == CheckVerdict.DISAGREED:
+        lines = [
+            fmt.t(
+                N_("⚠️ The pins said “{said}”; the hider sent “{sent}” anyway."),
+                said=said,
+                sent=fmt.answer(check.answer_sent or "", check.detail_sent),
+            )
+        ]
+    elif check.verdict == CheckVerdict.CONFIRMING and check.proposed_answer is not None:
+        lines = [
+            fmt.t(
+                N_("🛰 The pins said “{said}”; the hider was asked to confirm “{proposed}”."),
+                said=said,
+                proposed=fmt.answer(check.proposed_answer, check.proposed_detail),
+            )
+        ]
+    elif check.verdict == CheckVerdict.UNCHECKED:
+        lines = [chat_text(unchecked_key(computed.reason, computed.too_close), {}, fmt)]
+    else:
+        lines = []
+    numbers = numbers_text(record.category, computed.numbers, fmt)
+    if numbers and computed.answer is not None:
+        lines.append(numbers)
+    return lines
+
+
+def numbers_text(category: Category, n: CheckNumbers, fmt: Formatter) -> str | None:
+    """The numbers behind a check, for a round that is over."""
+    if category == Category.RADAR and n.distance_m is not None and n.radius_m is not None:
+        return fmt.t(
+            N_("The seeker was {distance} from the hider; the radar reached {radius}."),
+            distance=fmt.distance(n.distance_m),
+            radius=fmt.distance(n.radius_m),
+        )
+    if category == Category.THERMOMETER and None not in (n.start_m, n.end_m, n.travelled_m):
+        return fmt.t(
+            N_("The seekers went from {start} to {end} from the hider (travelled {travelled})."),
+            start=fmt.distance(n.start_m or 0.0),
+            end=fmt.distance(n.end_m or 0.0),
+            travelled=fmt.distance(n.travelled_m or 0.0),
+        )
+    if category == Category.MEASURING and n.hider_m is not None and n.seeker_m is not None:
+        return fmt.t(
+            N_(
+                "Nearest to the hider: {hider} ({hider_distance}); to the seeker: {seeker} "
+                "({seeker_distance})."
+            ),
+            hider=n.hider_place or "—",
+            hider_distance=fmt.distance(n.hider_m),
+            seeker=n.seeker_place or "—",
+            seeker_distance=fmt.distance(n.seeker_m),
+        )
+    if category == Category.MATCHING and (n.hider_place or n.seeker_place):
+        return fmt.t(
+            N_("The hider's: {hider}; the seeker's: {seeker}."),
+            hider=n.hider_place or "—",
+            seeker=n.seeker_place or "—",
+        )
+    return None
+
+
+def _claim_line(claim: Claim, state: GameState, fmt: Formatter) -> str:
+    values = {"name": state.player(claim.claimed_by).name, "time": fmt.clock(claim.claimed_at)}
+    if claim.verdict == CheckVerdict.AGREED:
+        return fmt.t(N_("🎯 {name} claimed the end game at {time}: the pins agreed ✓"), **values)
+    if claim.verdict == CheckVerdict.UNCHECKED:
+        why = chat_text(unchecked_key(claim.reason, False), {}, fmt)
+        return fmt.t(N_("🎯 {name} claimed the end game at {time}. {why}"), why=why, **values)
+    if claim.on_transit:
+        said = fmt.t(N_("the pins moved at transit speed"))
+    else:
+        said = fmt.t(
+            N_("the pin was {distance} outside the zone"),
+            distance=fmt.distance(claim.outside_m or 0),
+        )
+    if claim.accepted is None:
+        decided = fmt.t(N_("the hider did not decide"))
+    elif claim.accepted:
+        decided = fmt.t(N_("the hider accepted it"))
+    else:
+        decided = fmt.t(N_("the hider refused it"))
+    return fmt.t(
+        N_("🎯 {name} claimed the end game at {time}: {said}; {decided}."),
+        said=said,
+        decided=decided,
+        **values,
+    )
