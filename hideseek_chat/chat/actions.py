@@ -18,6 +18,7 @@ from hideseek_chat.chat.commands import ChatError, parse_ask, parse_newgame
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter, language_name
 from hideseek_chat.chat.language import adopt_default, cmd_language
 from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, import_upload, to_data, upload_name
+from hideseek_chat.chat.messages import render
 from hideseek_chat.chat.model import (
     AnswerButton,
     Button,
@@ -389,12 +390,9 @@ def cmd_settings(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         fmt = conv.formatter(uow, msg.chat, state)
         automatic = uow.chats.prefs(msg.chat).auto_answer
     _require_admin(state, msg)
-    summary = settings_summary(state)
-    text = chat_text(
-        "chat.settings_title",
-        {"summary": ", ".join(f"{k}={v}" for k, v in summary.items() if v not in (None, []))},
-        fmt,
-    )
+    # The settings in the group's words: the lines of the game.settings notice, heading cut.
+    summary = render("game.settings", settings_summary(state), fmt).split("\n")[1:]
+    text = chat_text("chat.settings_title", {"summary": " ".join(summary)}, fmt)
     g = game_id
     rows = (
         tuple(

@@ -16,7 +16,6 @@ from typing import Any
 
 from babel import Locale
 from babel.numbers import format_decimal
-from babel.units import format_unit
 
 from hideseek_chat.rules.ruleset import Ruleset
 
@@ -131,15 +130,16 @@ class Formatter:
         if self.units == "imperial":
             miles = metres / METRES_PER_MILE
             if miles >= 0.1:
-                return self._unit(miles, "length-mile", 2 if miles < 10 else 1)
-            return self._unit(round(metres / METRES_PER_FOOT), "length-foot", 0)
+                return self._unit(miles, "mi", 2 if miles < 10 else 1)
+            return self._unit(round(metres / METRES_PER_FOOT), "ft", 0)
         if metres >= 1000:
-            return self._unit(metres / 1000, "length-kilometer", 2 if metres < 10_000 else 1)
-        return self._unit(round(metres), "length-meter", 0)
+            return self._unit(metres / 1000, "km", 2 if metres < 10_000 else 1)
+        return self._unit(round(metres), "m", 0)
 
-    def _unit(self, value: float, unit: str, digits: int) -> str:
-        pattern = "#,##0" + ("." + "#" * digits if digits else "")
-        return str(format_unit(value, unit, length="short", format=pattern, locale=self.locale))
+    def _unit(self, value: float, symbol: str, digits: int) -> str:
+        # The number in the locale's notation, the unit as its international symbol: CLDR's
+        # German short forms mix symbols and words ("1 Meter", "1 Meilen").
+        return f"{self.number(value, digits)} {symbol}"
 
     def duration(self, seconds: float) -> str:
         """A span of time: ``45 s``, ``12 min``, ``1 h 05 min``, ``2 d 3 h``."""

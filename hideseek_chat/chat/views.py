@@ -392,7 +392,7 @@ def track_text(
 
 def ask_menu_text(offers: Sequence[QuestionOffer], fmt: Formatter) -> str:
     if not offers:
-        return fmt.t(CHAT_MESSAGES["chat.ask_nothing"])
+        return chat_text("chat.ask_nothing", {}, fmt)
     return fmt.t(N_("❓ Which question? (the hider draws/keeps cards as shown)"))
 
 
