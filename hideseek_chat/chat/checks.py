@@ -125,10 +125,16 @@ def numbers_of(suggestion: referee.Suggestion) -> CheckNumbers:
         return str(value) if value else None
 
     return CheckNumbers(
-        **{
-            key: name(key) if key.endswith("_place") else number(key)
-            for key in CheckNumbers.__dataclass_fields__
-        }
+        distance_m=number("distance_m"),
+        radius_m=number("radius_m"),
+        start_m=number("start_m"),
+        end_m=number("end_m"),
+        travelled_m=number("travelled_m"),
+        hider_m=number("hider_m"),
+        seeker_m=number("seeker_m"),
+        reach_m=number("reach_m"),
+        hider_place=name("hider_place"),
+        seeker_place=name("seeker_place"),
     )
 
 

@@ -14,6 +14,7 @@ from hideseek_chat.chat.checks import unchecked_key
 from hideseek_chat.chat.commands import ChatError
 from hideseek_chat.chat.i18n import N_, Formatter
 from hideseek_chat.chat.model import ChatKind, CommandIn, Outbound
+from hideseek_chat.chat.service import reader
 from hideseek_chat.chat.views import chat_text
 from hideseek_chat.rules.ruleset import Category
 from hideseek_chat.rules.state import GameState, Question, QuestionStatus, Round
@@ -34,7 +35,7 @@ def cmd_review(conv: Conversation, msg: CommandIn) -> list[Outbound]:
                 raise ChatError("chat.review_admin_only")
             game_id, state = found, uow.games.get(found)
             chat = uow.games.chat_key(game_id)
-        fmt = conv.formatter(uow, chat, state)
+        fmt = conv.formatter(uow, chat, state, reader(msg))
         chosen = choose_round(state, msg.args)
         checks = uow.checks.for_round(game_id, chosen.number)
         claims = uow.checks.claims(game_id, chosen.number)
