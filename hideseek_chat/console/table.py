@@ -46,6 +46,13 @@ class Line:
     photo_ref: str | None = None
     deleted: bool = False
     slot: str | None = None
+    #: what the line is: "text" (a message or command), "pin", "live" (a live-location
+    #: update), "photo", "file" or "press" (``text`` is the pressed button's label)
+    kind: str = "text"
+    #: the answer a press got (the channel's toast), for "press" lines
+    toast: str | None = None
+    #: a channel-side remark printed with the line (e.g. the street a pin is on)
+    note: str | None = None
 
 
 @dataclass
@@ -70,16 +77,21 @@ class Table:
     lines: list[Line] = field(default_factory=list)
     toasts: list[tuple[str, str]] = field(default_factory=list)
     tick_every: timedelta = timedelta(seconds=30)
+    #: person refs are ``<ref_prefix>:<name>``; another prefix keeps two tables apart in
+    #: one database
+    ref_prefix: str = "console"
     _next_id: int = 1
     _status: dict[str, int] = field(default_factory=dict)
+    _live: set[tuple[str, str]] = field(default_factory=set)
+    _pressing: Line | None = None
 
     # ----- people -----
 
     def person(self, name: str, *, private_open: bool = True) -> Person:
-        """Seat ``name`` at the table (refs are ``console:<name>``)."""
+        """Seat ``name`` at the table (refs are ``<ref_prefix>:<name>``)."""
         key = name.lower()
         if key not in self.people:
-            self.people[key] = Person(f"console:{key}", name, private_open)
+            self.people[key] = Person(f"{self.ref_prefix}:{key}", name, private_open)
             if private_open:
                 self.send(name, "/start", private=True)
         return self.people[key]
@@ -94,21 +106,24 @@ class Table:
         who = self._who(name)
         chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
         message_ref = self._log(chat, text, author=who.name)
-        base = {
-            "chat": chat,
-            "kind": kind,
-            "sender": Sender(who.ref, who.name),
-            "at": self.now,
-            "update_id": f"console:{message_ref}",
-            "message_ref": str(message_ref),
-        }
+        sender = Sender(who.ref, who.name)
+        update_id = f"{self.ref_prefix}:{message_ref}"
         msg: Inbound
         if text.startswith("/"):
             parts = _split(text[1:])
             name_part = parts[0].split("@", 1)[0].lower() if parts else ""
-            msg = CommandIn(**base, name=name_part, args=tuple(parts[1:]))
+            msg = CommandIn(
+                chat,
+                kind,
+                sender,
+                self.now,
+                update_id,
+                str(message_ref),
+                name=name_part,
+                args=tuple(parts[1:]),
+            )
         else:
-            msg = TextIn(**base, text=text)
+            msg = TextIn(chat, kind, sender, self.now, update_id, str(message_ref), text=text)
         return self.deliver(msg)
 
     def pin(
@@ -122,17 +137,31 @@ class Table:
         accuracy_m: float | None = 10.0,
         edited: bool | None = None,
         forwarded: bool = False,
+        note: str | None = None,
     ) -> list[Outbound]:
-        """``name`` shares a (live) location; later calls are live-location edits."""
+        """``name`` shares a (live) location; later live calls in a chat are its edits.
+
+        ``edited`` None means: an edit when ``name`` already shares a live location there.
+        """
         who = self._who(name)
         chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
-        message_ref = self._log(chat, f"📍 {lat:.5f}, {lon:.5f}", author=who.name)
+        if edited is None:
+            edited = live and (chat, who.ref) in self._live
+        if live:
+            self._live.add((chat, who.ref))
+        message_ref = self._log(
+            chat,
+            f"📍 {lat:.5f}, {lon:.5f}",
+            author=who.name,
+            kind="live" if live else "pin",
+            note=note,
+        )
         msg = LocationIn(
             chat=chat,
             kind=kind,
             sender=Sender(who.ref, who.name),
             at=self.now,
-            update_id=f"console:{message_ref}",
+            update_id=f"{self.ref_prefix}:{message_ref}",
             message_ref=str(message_ref),
             lat=lat,
             lon=lon,
@@ -146,13 +175,15 @@ class Table:
     def photo(self, name: str, file_ref: str, *, private: bool = True) -> list[Outbound]:
         who = self._who(name)
         chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
-        message_ref = self._log(chat, f"🖼 {file_ref}", author=who.name, photo_ref=file_ref)
+        message_ref = self._log(
+            chat, f"🖼 {file_ref}", author=who.name, photo_ref=file_ref, kind="photo"
+        )
         msg = PhotoIn(
             chat=chat,
             kind=kind,
             sender=Sender(who.ref, who.name),
             at=self.now,
-            update_id=f"console:{message_ref}",
+            update_id=f"{self.ref_prefix}:{message_ref}",
             message_ref=str(message_ref),
             file_ref=file_ref,
         )
@@ -160,13 +191,13 @@ class Table:
 
     def upload(self, name: str, filename: str, content: bytes) -> list[Outbound]:
         who = self._who(name)
-        message_ref = self._log(self.group, f"📎 {filename}", author=who.name)
+        message_ref = self._log(self.group, f"📎 {filename}", author=who.name, kind="file")
         msg = FileIn(
             chat=self.group,
             kind=ChatKind.GROUP,
             sender=Sender(who.ref, who.name),
             at=self.now,
-            update_id=f"console:{message_ref}",
+            update_id=f"{self.ref_prefix}:{message_ref}",
             message_ref=str(message_ref),
             filename=filename,
             size=len(content),
@@ -176,33 +207,48 @@ class Table:
 
     def press(self, name: str, label: str, *, chat: str | None = None) -> list[Outbound]:
         """``name`` presses the newest button whose label contains ``label`` in a chat they see."""
-        who = self._who(name)
-        chats = [chat] if chat else [who.ref, self.group]
-        for line in reversed(self.lines):
-            if line.chat not in chats or line.deleted:
-                continue
-            for row in line.buttons:
-                for button in row:
-                    if label.lower() in button.label.lower() and not button.private_link:
-                        return self.press_data(name, button.data, line)
+        for line, button in self.buttons(name, chat=chat):
+            if label.lower() in button.label.lower():
+                return self.press_data(name, button.data, line, label=button.label)
         raise ButtonNotFound(f"{name} sees no button labelled {label!r}")
 
-    def press_data(self, name: str, data: str, line: Line | None = None) -> list[Outbound]:
+    def buttons(self, name: str, *, chat: str | None = None) -> list[tuple[Line, Button]]:
+        """The callback buttons ``name`` sees (their private chat and the group), newest first."""
+        who = self._who(name)
+        chats = [self._chat_key(chat)] if chat else [who.ref, self.group]
+        found: list[tuple[Line, Button]] = []
+        for line in reversed(self.lines):
+            if line.chat not in chats or line.deleted or line.author != "bot":
+                continue
+            for row in line.buttons:
+                found.extend((line, button) for button in row if not button.private_link)
+        return found
+
+    def press_data(
+        self, name: str, data: str, line: Line | None = None, *, label: str | None = None
+    ) -> list[Outbound]:
+        """``name`` presses a button with ``data`` under ``line`` (a press is logged there)."""
         who = self._who(name)
         chat = line.chat if line else who.ref
         kind = ChatKind.PRIVATE if chat == who.ref else ChatKind.GROUP
+        if label is None and line is not None:
+            label = next((b.label for row in line.buttons for b in row if b.data == data), None)
+        pressed = self._log(chat, label or data, author=who.name, kind="press")
         msg = ButtonIn(
             chat=chat,
             kind=kind,
             sender=Sender(who.ref, who.name),
             at=self.now,
-            update_id=f"console:press:{self._next_id}",
+            update_id=f"{self.ref_prefix}:press:{pressed}",
             message_ref=str(line.id) if line else None,
             data=data,
-            press_ref=f"press{self._next_id}",
+            press_ref=f"press{pressed}",
         )
-        self._next_id += 1
-        return self.deliver(msg)
+        self._pressing = self.lines[-1]
+        try:
+            return self.deliver(msg)
+        finally:
+            self._pressing = None
 
     def wait(self, span: timedelta) -> None:
         """Let ``span`` of game time pass, firing timers as they fall due."""
@@ -232,13 +278,17 @@ class Table:
                 if action.slot == "status":
                     self._edit_status(action)
                     continue
-                self._log(action.to, action.text, buttons=action.buttons, photo_ref=action.photo_ref)
+                self._log(
+                    action.to, action.text, buttons=action.buttons, photo_ref=action.photo_ref
+                )
             elif isinstance(action, DeleteMessage):
                 for line in self.lines:
                     if str(line.id) == action.message_ref and line.chat == action.to:
                         line.deleted = True
             elif isinstance(action, AnswerButton):
                 self.toasts.append((action.to, action.text))
+                if self._pressing is not None and self._pressing.toast is None:
+                    self._pressing.toast = action.text
 
     def _edit_status(self, action: SendText) -> None:
         line_id = self._status.get(action.to)
@@ -257,8 +307,21 @@ class Table:
         buttons: tuple[tuple[Button, ...], ...] = (),
         photo_ref: str | None = None,
         slot: str | None = None,
+        kind: str = "text",
+        note: str | None = None,
     ) -> int:
-        line = Line(self._next_id, self.now, chat, text, buttons, author, photo_ref, slot=slot)
+        line = Line(
+            self._next_id,
+            self.now,
+            chat,
+            text,
+            buttons,
+            author,
+            photo_ref,
+            slot=slot,
+            kind=kind,
+            note=note,
+        )
         self._next_id += 1
         self.lines.append(line)
         return line.id
@@ -279,7 +342,7 @@ class Table:
         return lines[-1].text if lines else ""
 
     def _chat_key(self, chat: str) -> str:
-        if chat == self.group or chat.startswith("console:"):
+        if chat == self.group or chat.startswith(f"{self.ref_prefix}:"):
             return chat
         return self._who(chat).ref
 
