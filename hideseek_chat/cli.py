@@ -112,6 +112,63 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace, config: Config) -> int:
+    from hideseek_chat.console.demo import DemoFailed, run_demo
+
+    load_ruleset(args.ruleset, config.rulesets_dirs)  # an unknown name is one sentence
+    try:
+        run_demo(
+            seed=args.seed,
+            ruleset=args.ruleset,
+            size=args.size,
+            lang=args.lang,
+            database_url=config.database_url,
+            rulesets_dirs=config.rulesets_dirs,
+        )
+    except DemoFailed as err:
+        print(f"hideseek-chat: the demo got stuck: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _console(args: argparse.Namespace, config: Config) -> int:
+    from hideseek_chat.console.repl import prompted, run_console
+
+    lines = prompted(input) if sys.stdin.isatty() else sys.stdin
+    return run_console(lines, seed=args.seed, database_url=config.database_url)
+
+
+def _simulate(args: argparse.Namespace, config: Config) -> int:
+    from pathlib import Path
+
+    from hideseek_chat.console.repl import run_simulate
+
+    def error(text: str) -> None:
+        print(f"hideseek-chat: {text}", file=sys.stderr)
+
+    return run_simulate(
+        Path(args.script), error=error, seed=args.seed, database_url=config.database_url
+    )
+
+
+def _language(text: str) -> str:
+    from hideseek_chat.chat.i18n import LANGUAGES
+
+    if text not in LANGUAGES:
+        raise argparse.ArgumentTypeError(
+            f"no such language: {text!r} (one of {', '.join(LANGUAGES)})"
+        )
+    return text
+
+
+def _size(text: str) -> Size:
+    word = text.strip().lower()
+    for size in Size:
+        if word in (size.value, size.value[0]):
+            return size
+    raise argparse.ArgumentTypeError(f"not a game size: {text!r} (S, M or L)")
+
+
 def _safe_url(url: str) -> str:
     from sqlalchemy.engine import make_url
 
@@ -141,6 +198,25 @@ def build_parser() -> argparse.ArgumentParser:
         "webhook", help="run the Telegram bot behind a webhook (PORT, WEBHOOK_URL)"
     )
     webhook.set_defaults(handler=_serve)
+    demo = commands.add_parser(
+        "demo", help="play a whole scripted game on the Stillwater map and print every chat"
+    )
+    demo.add_argument("--seed", type=int, default=1, help="deals the deck (default 1)")
+    demo.add_argument("--ruleset", default="metric", help="the ruleset (default metric)")
+    demo.add_argument("--size", type=_size, default=Size.SMALL, help="S, M or L (default S)")
+    demo.add_argument("--lang", type=_language, help="the group's language (en, de, es)")
+    demo.set_defaults(handler=_demo)
+    console = commands.add_parser(
+        "console", help="play in the terminal as any player (@alice /ask radar 1km, wait 10m)"
+    )
+    console.add_argument("--seed", type=int, help="deals the deck (default: random, printed)")
+    console.set_defaults(handler=_console)
+    simulate = commands.add_parser(
+        "simulate", help="replay a JSON-lines script of chat events (docs/console.md)"
+    )
+    simulate.add_argument("script", help="the .jsonl file")
+    simulate.add_argument("--seed", type=int, help="deals the deck (default: the script's, or 1)")
+    simulate.set_defaults(handler=_simulate)
     return parser
 
 
