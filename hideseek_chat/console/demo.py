@@ -146,6 +146,7 @@ class DemoResult:
     goals: Goals
     rounds: list[RoundSecret]
     chats: list[Line]  # every line of every chat at the table
+    statuses: list[Line]  # every text of the pinned status messages (``id``: when)
     refs: dict[str, str]  # player name -> their ref (their private chat's key)
     group: str  # the group chat's key
     winner: str | None
@@ -317,7 +318,14 @@ class Demo:
         self.write(self.summary(winner))
         refs = {p.name: p.ref for p in self.table.people.values()}
         return DemoResult(
-            self.lines, self.goals, self.rounds, self.table.lines, refs, self.table.group, winner
+            self.lines,
+            self.goals,
+            self.rounds,
+            self.table.lines,
+            self.table.status_log,
+            refs,
+            self.table.group,
+            winner,
         )
 
     def meeting_point(self) -> tuple[float, float]:

@@ -76,6 +76,9 @@ class Table:
     people: dict[str, Person] = field(default_factory=dict)
     lines: list[Line] = field(default_factory=list)
     toasts: list[tuple[str, str]] = field(default_factory=list)
+    #: every text the pinned status message had, in order (its line keeps only the last);
+    #: ``id`` is the newest line when it was written
+    status_log: list[Line] = field(default_factory=list)
     tick_every: timedelta = timedelta(seconds=30)
     #: person refs are ``<ref_prefix>:<name>``; another prefix keeps two tables apart in
     #: one database
@@ -291,6 +294,7 @@ class Table:
                     self._pressing.toast = action.text
 
     def _edit_status(self, action: SendText) -> None:
+        self.status_log.append(Line(self.mark(), self.now, action.to, action.text, slot="status"))
         line_id = self._status.get(action.to)
         for line in self.lines:
             if line.id == line_id:

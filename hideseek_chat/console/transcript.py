@@ -68,6 +68,7 @@ class Transcript:
                     self._held[key] = line
                     continue
                 self._held.pop(key, None)
+                self.release()  # older updates first, so that times never go backwards
                 self._last_pin[key] = line
                 self.print_line(line)
                 continue

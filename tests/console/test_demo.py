@@ -94,7 +94,7 @@ def test_the_group_and_seekers_never_learn_the_hiding_place_before_the_result(se
             line.text for line in result.chats if line.chat == hider_chat
         ).casefold()
         assert secret.station.casefold() in hider_text and secret.pins[-1] in hider_text
-        for line in result.chats:
+        for line in [*result.chats, *result.statuses]:
             if not secret.first_line < line.id <= secret.revealed_after:
                 continue
             if line.chat not in seeing or line.author != "bot":
