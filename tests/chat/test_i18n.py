@@ -23,6 +23,7 @@ from hideseek_chat.chat.commands import parse_ask
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter, compile_po
 from hideseek_chat.chat.model import ChatKind, CommandIn, Sender
 from hideseek_chat.chat.service import Conversation
+from hideseek_chat.chat.views import chat_text
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.ruleset import Size, load_ruleset
 from hideseek_chat.rules.state import CardZone, GameState, Phase
@@ -391,6 +392,23 @@ def test_a_whole_game_speaks_the_groups_language(
     assert untranslated == [], [next(t for t in texts if s in t) for s in untranslated]
     words = {"de": ("Ja", "Nein", "Fluch des Zoologen"), "es": ("Sí", "No", "Maldición")}
     assert all(word in said for word in words[language])
+
+
+@pytest.mark.parametrize("language", SHIPPED)
+def test_the_demo_game_speaks_the_language_it_is_given(language: str) -> None:
+    """``hideseek-chat demo --lang``: from the admin's choice on, no English sentence."""
+    from hideseek_chat.console.demo import run_demo
+
+    result = run_demo(seed=1, lang=language, write=lambda line: None)
+    said = [line for line in result.chats if line.author == "bot"]
+    chosen = chat_text("chat.language_set", {}, Formatter(language))
+    start = next(i for i, line in enumerate(said) if line.text == chosen)
+    texts = [line.text for line in said[start:]]
+    texts += [b.label for line in said[start:] for row in line.buttons for b in row]
+    shown = "\n".join(texts)
+    assert result.winner is not None and len(result.rounds) == 2
+    untranslated = sorted(s for s in english_sentences(language) if s in shown)
+    assert untranslated == [], [next(t for t in texts if s in t) for s in untranslated]
 
 
 def test_the_card_and_curse_names_match_across_messages() -> None:
