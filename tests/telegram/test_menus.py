@@ -1,10 +1,13 @@
-"""The command menu in every shipped language: setMyCommands once per language code."""
+"""Languages on Telegram: the command menu in every shipped language (setMyCommands once per
+language code), and the app language a person's updates carry."""
 
 from __future__ import annotations
 
 from hideseek_chat.chat.i18n import LANGUAGES
+from hideseek_chat.chat.model import CommandIn
 from hideseek_chat.telegram.bot import COMMANDS
 from tests.telegram.conftest import Harness
+from tests.telegram.factories import ALICE, make_command
 
 
 async def test_the_menu_is_set_for_every_shipped_language(harness: Harness) -> None:
@@ -32,3 +35,12 @@ async def test_one_failing_language_does_not_stop_the_others(harness: Harness) -
     assert harness.app.post_init is not None
     await harness.app.post_init(harness.app)
     assert len(harness.api.sent("setMyCommands")) == len(LANGUAGES)
+
+
+async def test_a_senders_app_language_comes_with_their_updates(harness: Harness) -> None:
+    austrian = {**ALICE, "language_code": "de-AT"}
+    await harness.feed(make_command(harness.app.bot, "/newgame", user=austrian))
+    await harness.feed(make_command(harness.app.bot, "/join"))  # no language_code sent
+    first, second = harness.conversation.inbound
+    assert isinstance(first, CommandIn) and first.sender.language == "de-AT"
+    assert second.sender.language is None
