@@ -227,7 +227,9 @@ HELP = N_(
     "In our private chat:\n"
     "/hand — your cards, to play or discard\n"
     "/track — the hider sees where the seekers were last seen\n"
-    "Share your live location: seekers in the group or here, the hider only here."
+    "Share your live location: seekers in the group or here, the hider only here.\n"
+    "/language en|de|es — the language I speak: the admin chooses the group's, you choose "
+    "yours here."
 )
 
 
