@@ -40,6 +40,7 @@ from hideseek_chat.geo import PinRejected, parse_pin_text
 from hideseek_chat.rules import new_game
 from hideseek_chat.rules.curses import is_active, is_clearable, rules_of
 from hideseek_chat.rules.deck import hand_limit
+from hideseek_chat.rules.errors import CardNotAvailable, NotAllowed
 from hideseek_chat.rules.events import (
     CardDiscarded,
     CardPlayed,
@@ -208,8 +209,17 @@ def cmd_found(conv: Conversation, msg: CommandIn) -> list[Outbound]:
                 target = referee.pin_of(hider_ping)
             if mine and target is not None and referee.is_current(mine[0], msg.at):
                 catch_m = conv.ruleset(state).catch_distance_m
-                distance = referee.catch_distance(mine[0], target, catch_m).distance_m  # type: ignore[arg-type]
+                check = referee.catch_distance(mine[0], target, catch_m)  # type: ignore[arg-type]
+                if check.verdict == "not_caught" and check.distance_m > FAR_CLAIM_M:
+                    # Only the verdict may reach the seekers, never the distance.
+                    raise ChatError("chat.catch_too_far")
+                distance = check.distance_m
     return _apply(conv, msg, CatchClaimed(_by(msg), distance))
+
+
+#: A catch claim the pins put further than this from the hider is refused outright; closer
+#: ones go to the hider, who has the last word (GPS indoors can be far off).
+FAR_CLAIM_M = 100.0
 
 
 def cmd_cleared(conv: Conversation, msg: CommandIn) -> list[Outbound]:
@@ -332,7 +342,7 @@ def cmd_track(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         fmt = conv.formatter(uow, chat, state, reader(msg))
         player = state.player_by_ref(msg.sender.ref)
         if player is None or not state.is_hider(player.id):
-            raise ChatError("chat.button_not_yours")
+            raise NotAllowed("only the hider tracks the seekers", key="error.only_hider")
         mine = conv.pins_of(uow, game_id, player.id, 1)
         rows: list[tuple[str, float | None, datetime | None]] = []
         for team_id in state.seeker_team_ids():
@@ -375,9 +385,11 @@ def cmd_play(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     hand = state.cards_in(CardZone.HAND, player.team_id)
     try:
         number = int(msg.args[0])
-        card = hand[number - 1]
     except (IndexError, ValueError):
         raise ChatError("chat.ban_usage", number=1) from None
+    if not 1 <= number <= len(hand):
+        raise CardNotAvailable("no such card in the hand", key="error.card_not_in_hand")
+    card = hand[number - 1]
     banned = tuple(a.lower() for a in msg.args[2:]) if msg.args[1:2] == ("ban",) else ()
     return _apply(conv, msg, CardPlayed(_by(msg), card.id, banned_question_ids=banned))
 

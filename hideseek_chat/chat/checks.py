@@ -97,7 +97,10 @@ def compute(
     start = referee.latest_before(asker_pings, record.asked_at)
     earlier = uow.checks.get(game_id, record.id)
     reached_at = earlier.computation.computed_at if earlier else now
-    end = referee.latest_before(asker_pings, reached_at)
+    # Whoever of the seekers travelled: in the standard game any seeker may carry it.
+    end = conv.seekers_ping_before(uow, game_id, state, record.team_id, reached_at) or (
+        referee.latest_before(asker_pings, reached_at)
+    )
     suggestion = referee.suggest(conv.ruleset(state), state, record, index, hider, start, end, now)
     computation = Computation(
         suggestion.answer,

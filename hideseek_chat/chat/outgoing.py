@@ -293,8 +293,6 @@ def _incoming(
                 ),
             )
         )
-    if record.category == Category.PHOTO:
-        lines.append(fmt.t(N_("Send the photo here to answer.")))
     powers = []
     hand = {
         ruleset.card(c.def_id).powerup for c in state.cards_in(CardZone.HAND, state.hider_team_id())
@@ -308,13 +306,30 @@ def _incoming(
     return "\n".join(line for line in lines if line), tuple(rows)
 
 
+#: Why no answer could be computed, in words (the geo layer's reason codes).
+REASONS = {
+    "no_live_pin": N_("I have no location from you"),
+    "stale_pin": N_("your last location is too old"),
+    "future_pin": N_("your location's time is off"),
+    "forwarded": N_("a forwarded location doesn't count"),
+    "no_zone": N_("your zone isn't fixed yet"),
+    "no_seeker_pin": N_("I have no location from the seekers"),
+    "not_far_enough": N_("the seekers haven't travelled far enough"),
+    "no_map_data": N_("the map has no data for this"),
+    "no_map": N_("there is no map for this game"),
+    "needs_line": N_("I can't tell which line they are riding"),
+    "other": N_("not enough data"),
+}
+
+
 def suggestion_text(s: referee.Suggestion, fmt: Formatter) -> str:
     """The suggestion and the numbers behind it (hider only)."""
     if s.answer is None:
         if s.reason == "photo":
             return ""
         return fmt.t(
-            N_("🤖 I can't work this one out ({reason}): please answer yourself."), reason=s.reason
+            N_("🤖 I can't work this one out ({why}): please answer yourself."),
+            why=fmt.t(REASONS.get(s.reason, REASONS["other"])),
         )
     lines = [fmt.t(N_("🤖 Suggested answer: {answer}"), answer=fmt.answer(s.answer, s.detail))]
     lines.extend(suggestion_numbers(s, fmt))

@@ -50,7 +50,7 @@ from hideseek_chat.rules.events import (
     ZoneFixed,
 )
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
-from hideseek_chat.rules.state import GameState, Phase, QuestionStatus
+from hideseek_chat.rules.state import GameState, Mode, Phase, QuestionStatus
 from hideseek_chat.store import GameNotFound, Ping, UnitOfWork, UnitOfWorkFactory, handle
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
@@ -256,13 +256,18 @@ class Conversation:
             and (where is None or referee.may_be_in_zone(current.zone, *where))
         ):
             track = self.pins_of(uow, game_id, player_id, 10)
-            if referee.starts_end_game(current.zone, track, now):
+            # Only a live location starts it: a one-off pin can be dropped anywhere on a map.
+            if (
+                track
+                and track[0].source == "live"
+                and referee.starts_end_game(current.zone, track, now)
+            ):
                 events.append(EndGameStarted(None))
         pending = state.pending_question()
         if (
             pending is not None
             and pending.status == QuestionStatus.TRAVELLING
-            and pending.team_id == player.team_id
+            and (pending.team_id == player.team_id or state.settings.mode == Mode.STANDARD)
             and not events
         ):
             start = self.thermometer_start(uow, game_id, state, pending.asked_by, pending.asked_at)
@@ -272,6 +277,21 @@ class Conversation:
                 if moved >= (pending.distance_m or 0.0):
                     events.append(ThermometerFinished(player.ref, moved))
         return events
+
+    def seekers_ping_before(
+        self, uow: UnitOfWork, game_id: int, state: GameState, team_id: int, at: datetime
+    ) -> Ping | None:
+        """The newest seeker pin taken by ``at``: any seeker in the standard game, else
+        a member of the asking team."""
+        standard = state.settings.mode == Mode.STANDARD
+        teams = state.seeker_team_ids() if standard else [team_id]
+        newest: Ping | None = None
+        for team in teams:
+            for player in state.team_players(team):
+                ping = referee.latest_before(self.pins_of(uow, game_id, player.id, 50), at)
+                if ping is not None and (newest is None or ping.at > newest.at):
+                    newest = ping
+        return newest
 
     def thermometer_start(
         self, uow: UnitOfWork, game_id: int, state: GameState, asker_id: int, asked_at: datetime

@@ -111,6 +111,10 @@ CHAT_MESSAGES: dict[str, str] = {
         "I can't check the distance (no recent location from you or the hider); the hider will "
         "confirm."
     ),
+    "chat.catch_too_far": N_(
+        "Your location is nowhere near the hider's. Get closer, check that your live "
+        "location is on, then send /found again."
+    ),
     "chat.which_curse": N_("Which curse did you clear?"),
     "chat.no_curse_to_clear": N_("There is no curse to clear right now."),
     "chat.photo_not_expected": N_("There is no photo question waiting for an answer."),

@@ -245,7 +245,7 @@ def test_a_stale_pin_cannot_check_the_answer(table: Table, uow_factory: UnitOfWo
     hider, s1, _s2 = seeking(table, live=False)  # one-off pins count for 15 minutes
     table.wait(timedelta(minutes=20))
     table.send(s1, "/ask radar 1km")
-    assert "can't work this one out (stale_pin)" in table.said(hider)[-1].text
+    assert "your last location is too old" in table.said(hider)[-1].text
     mark = table.mark()
     table.press(hider, "Yes")  # not held: the pins cannot contradict it
     group = group_text(table, mark)

@@ -148,7 +148,7 @@ def test_hand_and_track_are_private(table: Table) -> None:
     track = table.last(hider)
     assert s1 in track and "km" in track and s2 in track
     table.send(s1, "/track", private=True)
-    assert "not for you" in table.last(s1).lower()
+    assert "only the hider" in table.last(s1).lower()
 
 
 def test_pause_resume_status_score_help(table: Table, uow_factory: UnitOfWorkFactory) -> None:
@@ -186,3 +186,47 @@ def test_the_status_message_is_kept_current_not_reposted(table: Table) -> None:
     assert len(status) == 1
     assert "Radar 1 km" in status[0].text
     assert state_of(table.conversation.uow_factory, table).phase == Phase.SEEKING
+
+
+def seeking(table: Table) -> tuple[str, str, str]:
+    hider, (s1, s2) = begin(table)
+    table.pin(hider, *HIDER_SPOT, private=True)
+    table.pin(s1, *SEEKERS_START)
+    table.pin(s2, *SEEKERS_START)
+    table.wait(timedelta(minutes=31))
+    return hider, s1, s2
+
+
+def test_any_seeker_can_carry_a_thermometer(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    hider, s1, s2 = seeking(table)
+    table.send(s1, "/ask thermometer 1km")
+    for lat, lon in [(36.1370, -97.0770), (36.1330, -97.0730), (36.1300, -97.0700)]:
+        table.wait(timedelta(minutes=2))
+        table.pin(s2, lat, lon, edited=True)
+    incoming = table.said(hider)[-1].text
+    assert "Suggested answer: Hotter" in incoming
+
+
+def test_a_dropped_pin_does_not_start_the_end_game(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    _hider, s1, _s2 = seeking(table)
+    table.pin(s1, HIDER_SPOT[0] + 0.001, HIDER_SPOT[1], live=False)
+    assert state_of(uow_factory, table).phase == Phase.SEEKING
+    table.wait(timedelta(minutes=1))
+    table.pin(s1, HIDER_SPOT[0] + 0.001, HIDER_SPOT[1])
+    table.wait(timedelta(minutes=1))
+    table.pin(s1, HIDER_SPOT[0] + 0.0011, HIDER_SPOT[1], edited=True)
+    assert state_of(uow_factory, table).phase == Phase.END_GAME
+
+
+def test_a_catch_claimed_from_far_away_is_refused_without_the_distance(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    before = events_count(uow_factory)
+    table.send(s1, "/found")
+    reply = table.last()
+    assert "nowhere near" in reply and "km" not in reply and " m " not in reply
+    assert events_count(uow_factory) == before
+    assert not any("found you" in line.text for line in table.said(hider))
