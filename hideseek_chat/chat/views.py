@@ -299,7 +299,7 @@ def status_text(
             else:
                 lines.append(
                     fmt.t(
-                        N_("🌡 Thermometer {question} under way"),
+                        N_("🌡 {question} under way"),
                         question=fmt.question(pending.question_id, pending.distance_m),
                     )
                 )
