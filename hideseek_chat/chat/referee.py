@@ -94,12 +94,13 @@ def end_game_check(
 
 
 def may_be_in_zone(zone: StateZone, lat: float, lon: float) -> bool:
-    """A cheap first test: could a pin here be inside the zone (GPS error included)?"""
+    """A cheap first test: could a pin here be inside the zone?"""
     return geo.distance_m(zone.lat, zone.lon, lat, lon) <= zone.radius_m + NEAR_ZONE_M
 
 
-#: Slack for the cheap zone test: pins this far outside may still count (accuracy).
-NEAR_ZONE_M = 250.0
+#: Slack for the cheap zone test: ``geo.check_in_zone`` counts a pin as inside only within
+#: the radius itself, so a metre covers rounding and nothing more.
+NEAR_ZONE_M = 1.0
 
 
 def on_transit(track: Sequence[Ping], now: datetime) -> bool:
