@@ -197,6 +197,20 @@ CHAT_MESSAGES: dict[str, str] = {
 }
 
 
+#: Why an uploaded map was refused, in words (the importers' reason codes).
+MAP_PROBLEMS = {
+    "bad_geometry": N_("a shape in it is broken"),
+    "bad_gtfs": N_("it is not a complete GTFS feed"),
+    "bad_kind": N_("a feature has a kind I don't know"),
+    "no_boundary": N_("it has no boundary polygon for the game area"),
+    "not_geojson": N_("it is not GeoJSON"),
+    "not_kml": N_("it is not KML"),
+    "too_large": N_("it is too large"),
+    "too_many_features": N_("it has too many features"),
+    "unreadable": N_("I can't read it"),
+}
+
+
 def chat_text(key: str, params: Mapping[str, Any], fmt: Formatter) -> str:
     """The sentence for a conversation key (``chat.*``)."""
     msgid = CHAT_MESSAGES.get(key)
@@ -207,6 +221,9 @@ def chat_text(key: str, params: Mapping[str, Any], fmt: Formatter) -> str:
         values["options"] = ", ".join(
             f"/ask {o.replace('-', ' ', 1)}" for o in params.get("options", [])
         )
+    if key == "chat.map_bad_file":
+        reason = MAP_PROBLEMS.get(str(params.get("reason")), MAP_PROBLEMS["unreadable"])
+        values["reason"] = fmt.t(reason)
     if key == "chat.map_too_big":
         values["limit"] = f"{int(params.get('limit', 0)) // (1024 * 1024)} MB"
     try:

@@ -89,6 +89,7 @@ def test_a_bad_map_file_gets_a_clear_error(
     table.send("Alice", "/newgame")
     table.upload("Alice", filename, content)
     assert expected in table.last().lower()
+    assert "_" not in table.last(), "the reason is told in words, not as a code"
     with table.conversation.uow_factory() as uow:
         assert uow.chats.prefs(table.group).map_name == "stillwater"
 
