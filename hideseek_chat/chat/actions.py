@@ -36,11 +36,11 @@ from hideseek_chat.chat.model import (
 )
 from hideseek_chat.chat.service import reader
 from hideseek_chat.chat.views import chat_text
-from hideseek_chat.geo import PinRejected, parse_pin_text
+from hideseek_chat.geo import HidingSpot, Pin, PinRejected, parse_pin_text
 from hideseek_chat.rules import new_game
 from hideseek_chat.rules.curses import is_active, is_clearable, rules_of
 from hideseek_chat.rules.deck import hand_limit
-from hideseek_chat.rules.errors import CardNotAvailable, NotAllowed
+from hideseek_chat.rules.errors import CardNotAvailable, NotAllowed, RuleViolation
 from hideseek_chat.rules.events import (
     CardDiscarded,
     CardPlayed,
@@ -64,7 +64,7 @@ from hideseek_chat.rules.events import (
 from hideseek_chat.rules.questions import offers
 from hideseek_chat.rules.ruleset import CardKind, Category, CostKind, CurseEffect, PowerupEffect
 from hideseek_chat.rules.state import CardZone, GameState, Mode, Phase, QuestionStatus
-from hideseek_chat.store import GameNotFound, start_game
+from hideseek_chat.store import GameNotFound, UnitOfWork, start_game
 
 if TYPE_CHECKING:
     from hideseek_chat.chat.service import Conversation
@@ -190,8 +190,6 @@ def cmd_ask(conv: Conversation, msg: CommandIn) -> list[Outbound]:
 
 def cmd_found(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     """A seeker claims the catch; the bot measures it when both have recent pins."""
-    from hideseek_chat.geo import HidingSpot
-
     chat = msg.chat
     distance: float | None = None
     with conv.uow_factory() as uow:
@@ -202,14 +200,14 @@ def cmd_found(conv: Conversation, msg: CommandIn) -> list[Outbound]:
             mine = conv.pins_of(uow, game_id, player.id, 1)
             spot = uow.chats.hiding_spot(game_id, current.number)
             hider_ping = conv.hider_ping(uow, game_id, state)
-            target: object = None
+            target: HidingSpot | Pin | None = None
             if spot is not None:
                 target = HidingSpot(spot.lat, spot.lon, spot.accuracy_m, spot.frozen_at)
             elif hider_ping is not None:
                 target = referee.pin_of(hider_ping)
             if mine and target is not None and referee.is_current(mine[0], msg.at):
                 catch_m = conv.ruleset(state).catch_distance_m
-                check = referee.catch_distance(mine[0], target, catch_m)  # type: ignore[arg-type]
+                check = referee.catch_distance(mine[0], target, catch_m)
                 if check.verdict == "not_caught" and check.distance_m > FAR_CLAIM_M:
                     # Only the verdict may reach the seekers, never the distance.
                     raise ChatError("chat.catch_too_far")
@@ -270,8 +268,15 @@ def cmd_status(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     return [conv.reply(msg, text)]
 
 
-def status_for(conv: Conversation, uow, game_id: int, state: GameState, fmt: Formatter, now) -> str:  # type: ignore[no-untyped-def]
-    seen = {}
+def status_for(
+    conv: Conversation,
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    fmt: Formatter,
+    now: datetime,
+) -> str:
+    seen: dict[str, datetime | None] = {}
     for player in state.players:
         if player.active:
             pings = conv.pins_of(uow, game_id, player.id, 1)
@@ -898,8 +903,8 @@ def record_pin(
     for event in events:
         try:
             conv.apply(chat, event, msg.at, None)
-        except Exception:
-            continue
+        except RuleViolation:
+            continue  # the fact no longer applies (another update got there first)
     if not isinstance(msg, LocationIn) or (not msg.live and msg.kind == ChatKind.PRIVATE):
         fmt = conv.formatter_for(msg)
         replies.append(conv.reply(msg, chat_text("chat.pin_saved", {}, fmt)))

@@ -9,6 +9,7 @@ from typing import Any
 from hideseek_chat import geo
 from hideseek_chat.chat.commands import ChatError
 from hideseek_chat.geo import MapIndex, MapPack
+from hideseek_chat.geo.mappack import BOUNDARY_KIND, PACK_FORMAT, PACK_KEY, STATION_KIND
 from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWork
 
 #: Uploaded files larger than this are refused before download.
@@ -23,9 +24,9 @@ def to_data(pack: MapPack) -> MapPackData:
     features: list[FeatureData] = []
     for item in collection["features"]:
         props = item["properties"]
-        if props["kind"] == "boundary":
+        if props["kind"] == BOUNDARY_KIND:
             boundary = json.dumps(item["geometry"])
-        elif props["kind"] == "station":
+        elif props["kind"] == STATION_KIND:
             lon, lat = item["geometry"]["coordinates"]
             stations.append(
                 StationData(props["id"], props["name"], lat, lon, tuple(props["routes"]))
@@ -48,7 +49,7 @@ def from_data(data: MapPackData) -> MapPack:
     features: list[dict[str, Any]] = [
         {
             "type": "Feature",
-            "properties": {"kind": "boundary", "name": data.title},
+            "properties": {"kind": BOUNDARY_KIND, "name": data.title},
             "geometry": json.loads(data.boundary_geojson),
         }
     ]
@@ -57,7 +58,7 @@ def from_data(data: MapPackData) -> MapPack:
             {
                 "type": "Feature",
                 "properties": {
-                    "kind": "station",
+                    "kind": STATION_KIND,
                     "id": s.ref,
                     "name": s.name,
                     "routes": list(s.routes),
@@ -75,8 +76,8 @@ def from_data(data: MapPackData) -> MapPack:
         )
     collection = {
         "type": "FeatureCollection",
-        "hideseek_map": {
-            "format": 1,
+        PACK_KEY: {
+            "format": PACK_FORMAT,
             "name": data.name,
             "title": data.title,
             "attribution": data.attribution,

@@ -38,6 +38,9 @@ def collect(conv: Conversation, now: datetime, limit: int) -> list[Delivery]:
 
     deliveries: list[Delivery] = []
     status_chats: set[str] = set()
+    # Each game's state, loaded once for all its messages; dropped whenever the referee
+    # applies something (a zone, an automatic answer) while rendering.
+    states: dict[int, GameState] = {}
     for _ in range(100):  # internal decisions may queue more announcements
         progressed = False
         with conv.uow_factory() as uow:
@@ -50,6 +53,7 @@ def collect(conv: Conversation, now: datetime, limit: int) -> list[Delivery]:
             decision = message.decision
             if isinstance(decision, RequestZone | FreezeHidingSpot):
                 actions = internal(conv, message, now)
+                states.clear()
                 with conv.uow_factory() as uow:
                     uow.outbox.mark_sent(message.id, now)
                     uow.commit()
@@ -59,13 +63,17 @@ def collect(conv: Conversation, now: datetime, limit: int) -> list[Delivery]:
                 continue
             assert isinstance(decision, Notify)
             with conv.uow_factory() as uow:
-                actions = render_notify(conv, uow, message, decision, now)
+                if message.game_id not in states:
+                    states[message.game_id] = uow.games.get(message.game_id)
+                state = states[message.game_id]
+                actions = render_notify(conv, uow, message, decision, now, state)
                 uow.commit()  # suggestions recorded while rendering
             conv._in_flight[message.id] = now
             deliveries.append(Delivery(message.id, tuple(actions)))
             automatic = checks.answer_automatically(conv, message, decision, now)
             if automatic is not None:  # its announcements are in the outbox now
                 progressed = True
+                states.clear()
                 if automatic:
                     deliveries.append(Delivery(0, tuple(automatic)))
             if decision.to.kind == AudienceKind.GROUP:
@@ -154,11 +162,15 @@ def _hider_team_at(state: GameState, at: datetime) -> int | None:
 
 
 def render_notify(
-    conv: Conversation, uow: UnitOfWork, message: OutboxMessage, notify: Notify, now: datetime
+    conv: Conversation,
+    uow: UnitOfWork,
+    message: OutboxMessage,
+    notify: Notify,
+    now: datetime,
+    state: GameState,
 ) -> list[Outbound]:
     """The decision's messages: one to the group, or one to each private reader in the
     language they read (their own, else the group's)."""
-    state = uow.games.get(message.game_id)
     chat = message.chat_key
     if notify.to.kind == AudienceKind.GROUP:
         fmt = conv.formatter(uow, chat, state)

@@ -35,15 +35,20 @@ def is_current(ping: Ping, now: datetime) -> bool:
     return not ping.forwarded and now - ping.at <= max_age(ping)
 
 
+def _source(value: str) -> PinSource:
+    try:
+        return PinSource(value)
+    except ValueError:  # an older or unknown source: a one-off pin
+        return PinSource.PIN
+
+
 def pin_of(ping: Ping) -> Pin:
     return Pin(
         lat=ping.lat,
         lon=ping.lon,
         at=ping.at,
         accuracy_m=ping.accuracy_m,
-        source=PinSource(ping.source)
-        if ping.source in PinSource._value2member_map_
-        else PinSource.PIN,
+        source=_source(ping.source),
         forwarded=ping.forwarded,
     )
 

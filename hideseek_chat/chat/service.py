@@ -93,6 +93,8 @@ class Conversation:
         self.seeds = seeds or (lambda: secrets.randbits(31))
         self._states: dict[int, tuple[int | None, GameState]] = {}
         self._in_flight: dict[int, datetime] = {}
+        # Where each thermometer's asker stood when asking: read once, not on every edit.
+        self._thermometer_starts: dict[tuple[int, int, datetime], Ping] = {}
         # False only once the outbox was found empty and nothing was applied since; spares
         # the outbox query after each of the many live-location edits. ``tick`` sets it, so
         # messages queued by another process are still found within a tick.
@@ -297,7 +299,13 @@ class Conversation:
         self, uow: UnitOfWork, game_id: int, state: GameState, asker_id: int, asked_at: datetime
     ) -> Ping | None:
         """Where the asking seeker was when the thermometer was asked."""
-        return referee.latest_before(self.pins_of(uow, game_id, asker_id, 200), asked_at)
+        key = (game_id, asker_id, asked_at)
+        if key not in self._thermometer_starts:
+            start = referee.latest_before(self.pins_of(uow, game_id, asker_id, 200), asked_at)
+            if start is None:
+                return None
+            self._thermometer_starts[key] = start
+        return self._thermometer_starts[key]
 
     def zone_event(
         self, uow: UnitOfWork, state: GameState, game_id: int, now: datetime
@@ -385,11 +393,9 @@ class Conversation:
         with self.uow_factory() as uow:
             return uow.chats.message_ref(chat, "status")
 
-    def remember_status(self, chat: str, message_ref: str, now: datetime | None = None) -> None:
-        from datetime import UTC
-
+    def remember_status(self, chat: str, message_ref: str, now: datetime) -> None:
         with self.uow_factory() as uow:
-            uow.chats.set_message_ref(chat, "status", message_ref, now or datetime.now(UTC))
+            uow.chats.set_message_ref(chat, "status", message_ref, now)
             uow.commit()
 
     # ------------------------------------------------------------------ helpers

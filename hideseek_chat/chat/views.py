@@ -93,7 +93,6 @@ CHAT_MESSAGES: dict[str, str] = {
     "chat.open_private_button": N_("Open a private chat with me"),
     "chat.join_button": N_("Join the game"),
     "chat.settings_title": N_("⚙️ Settings (admin only). Current: {summary}"),
-    "chat.settings_saved": N_("Settings saved."),
     "chat.language_set": N_("I will speak English here."),
     "chat.language_set_private": N_("I will speak English with you in our private chat."),
     "chat.language_now": N_("I speak English here. Languages: {choices}"),
@@ -102,14 +101,6 @@ CHAT_MESSAGES: dict[str, str] = {
     "chat.zone_no_pin": N_(
         "⏰ The hiding period is over, but I don't know where you are. Share your live location "
         "with me now so I can fix your zone."
-    ),
-    "chat.zone_problem": N_(
-        "I could not fix your zone from your location ({reason}). Move closer to a station or "
-        "ask the admin to check the map."
-    ),
-    "chat.catch_no_pins": N_(
-        "I can't check the distance (no recent location from you or the hider); the hider will "
-        "confirm."
     ),
     "chat.catch_too_far": N_(
         "Your location is nowhere near the hider's. Get closer, check that your live "

@@ -38,7 +38,7 @@ class ConversationPort(Protocol):
 
     def status_ref(self, chat: str) -> str | None: ...
 
-    def remember_status(self, chat: str, message_ref: str) -> None: ...
+    def remember_status(self, chat: str, message_ref: str, now: datetime) -> None: ...
 
 
 class _Unreachable(Exception):
@@ -65,7 +65,7 @@ async def perform(
     while pending:
         action = pending.pop(0)
         try:
-            await _perform_one(bot, conversation, action, press_id)
+            await _perform_one(bot, conversation, action, press_id, now)
         except _Unreachable:
             if action.to in unreachable:
                 continue
@@ -85,10 +85,14 @@ async def perform(
 
 
 async def _perform_one(
-    bot: Bot, conversation: ConversationPort, action: Outbound, press_id: str | None
+    bot: Bot,
+    conversation: ConversationPort,
+    action: Outbound,
+    press_id: str | None,
+    now: datetime,
 ) -> None:
     if isinstance(action, SendText):
-        await _send_text(bot, conversation, action)
+        await _send_text(bot, conversation, action, now)
     elif isinstance(action, DeleteMessage):
         await _delete(bot, action)
     elif isinstance(action, AnswerButton):
@@ -99,7 +103,9 @@ async def _perform_one(
         log.error("no Telegram action for %r", action)
 
 
-async def _send_text(bot: Bot, conversation: ConversationPort, action: SendText) -> None:
+async def _send_text(
+    bot: Bot, conversation: ConversationPort, action: SendText, now: datetime
+) -> None:
     chat_id = telegram_id(action.to)
     if not (action.text or action.photo_ref):
         log.warning("not sending an empty message to %s", action.to)
@@ -107,7 +113,7 @@ async def _send_text(bot: Bot, conversation: ConversationPort, action: SendText)
     markup = keyboard(action.buttons, bot.username)
     try:
         if action.slot == STATUS_SLOT:
-            await _send_status(bot, conversation, action, chat_id, markup)
+            await _send_status(bot, conversation, action, chat_id, markup, now)
         else:
             await _send_message(bot, action, chat_id, markup)
     except (Forbidden, BadRequest) as err:
@@ -151,6 +157,7 @@ async def _send_status(
     action: SendText,
     chat_id: int,
     markup: InlineKeyboardMarkup | None,
+    now: datetime,
 ) -> None:
     text, _ = _split(action.text, MessageLimit.MAX_TEXT_LENGTH)
     ref = conversation.status_ref(action.to)
@@ -172,7 +179,7 @@ async def _send_status(
         await bot.pin_chat_message(chat_id, sent.message_id, disable_notification=True)
     except TelegramError as err:  # not an admin: the status still works, unpinned
         log.info("could not pin the status in %s: %s", chat_id, err)
-    conversation.remember_status(action.to, str(sent.message_id))
+    conversation.remember_status(action.to, str(sent.message_id), now)
 
 
 async def _delete(bot: Bot, action: DeleteMessage) -> None:

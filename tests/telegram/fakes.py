@@ -196,5 +196,5 @@ class FakeConversation:
     def status_ref(self, chat: str) -> str | None:
         return self.statuses.get(chat)
 
-    def remember_status(self, chat: str, message_ref: str) -> None:
+    def remember_status(self, chat: str, message_ref: str, now: datetime) -> None:
         self.statuses[chat] = message_ref
