@@ -30,6 +30,7 @@ from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import DeadlineReached, Event
 from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
 from hideseek_chat.rules.state import GameState
+from hideseek_chat.store.botnet import BotnetMatches
 from hideseek_chat.store.chats import Chats
 from hideseek_chat.store.checks import AnswerChecks
 from hideseek_chat.store.deadlines import Deadlines
@@ -59,6 +60,7 @@ class UnitOfWork:
     maps: MapPacks
     chats: Chats
     checks: AnswerChecks
+    botnet: BotnetMatches
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
@@ -74,6 +76,7 @@ class UnitOfWork:
         self.maps = MapPacks(self.session)
         self.chats = Chats(self.session)
         self.checks = AnswerChecks(self.session)
+        self.botnet = BotnetMatches(self.session)
         return self
 
     def __exit__(

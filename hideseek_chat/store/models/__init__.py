@@ -1,6 +1,13 @@
 """The store's tables. Import ``Base.metadata`` from here to see all of them."""
 
 from hideseek_chat.store.models.base import Base
+from hideseek_chat.store.models.botnet import (
+    BotnetMatchRow,
+    BotnetSeatRow,
+    BotnetStatus,
+    BotnetStepKind,
+    BotnetStepRow,
+)
 from hideseek_chat.store.models.chat import ChatMessageRow, ChatPrefsRow, HidingSpotRow, PersonRow
 from hideseek_chat.store.models.checks import AnswerCheckRow, CheckVerdict, EndGameClaimRow
 from hideseek_chat.store.models.game import (
@@ -40,6 +47,11 @@ __all__ = [
     "AnswerCheckRow",
     "BannedQuestionRow",
     "Base",
+    "BotnetMatchRow",
+    "BotnetSeatRow",
+    "BotnetStatus",
+    "BotnetStepKind",
+    "BotnetStepRow",
     "CardRow",
     "CatchRow",
     "ChatMessageRow",
