@@ -12,7 +12,7 @@ from datetime import datetime
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from hideseek_chat.chat import checks, endgame, referee, review, views
+from hideseek_chat.chat import botnet, checks, endgame, referee, review, views
 from hideseek_chat.chat.buttons import Press, decode, encode
 from hideseek_chat.chat.commands import ChatError, parse_ask, parse_newgame
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter, language_name
@@ -82,6 +82,7 @@ GROUP_ONLY = {
     "settings",
     "map",
     "abort",
+    "botnet",
 }
 PRIVATE_ONLY = {"answer", "track", "play"}
 
@@ -303,7 +304,8 @@ def cmd_start(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         uow.chats.met(msg.sender.ref, msg.sender.name, msg.at, private_ok=True)
         uow.commit()
     fmt = conv.formatter_for(msg)
-    return [conv.reply(msg, chat_text("chat.welcome", {"name": msg.sender.name}, fmt))]
+    welcome = conv.reply(msg, chat_text("chat.welcome", {"name": msg.sender.name}, fmt))
+    return [welcome, *botnet.waiting_prompts(conv, msg.sender.ref)]
 
 
 def cmd_hand(conv: Conversation, msg: CommandIn) -> list[Outbound]:
@@ -509,6 +511,10 @@ COMMANDS: dict[str, Handler] = {
     "map": cmd_map,
     "language": cmd_language,
     "review": review.cmd_review,
+    "botnet": botnet.cmd_botnet,
+    "move": botnet.cmd_move,
+    "claim": botnet.cmd_claim,
+    "resign": botnet.cmd_resign,
 }
 
 
@@ -517,6 +523,8 @@ COMMANDS: dict[str, Handler] = {
 
 def button(conv: Conversation, msg: ButtonIn) -> list[Outbound]:
     press = decode(msg.data)
+    if press.verb in botnet.BUTTONS:  # a match of its own, not the chat's Hide+Seek game
+        return botnet.button(conv, msg, press)
     chat = conv.game_chat(msg)
     with conv.uow_factory() as uow:
         game_id, state = conv.load(uow, chat)

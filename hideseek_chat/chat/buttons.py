@@ -31,6 +31,11 @@ VERBS = {
     "next": "(start the next round now)",
     "chk": "record_id, a (send the held answer anyway) / s (send the pins' answer)",
     "claim": "claim_id, y / n (the hider accepts or refuses an end-game claim)",
+    # the botnet game: the id is the match's (for bnok, the chat's newest match id or 0)
+    "bnok": "challenger ref (':' as '.'), @username it is for or ''",
+    "bnfirst": "seat 0 / 1 who moves first, or r for a coin toss",
+    "bnm": "turns played, device to move the proxy to",
+    "bnc": "turns played, device to claim",
 }
 
 

@@ -281,7 +281,9 @@ _ERRORS: dict[str, ErrorText] = {
 
 def has_error_text(key: str) -> bool:
     """Whether ``key`` has its own sentence (otherwise the generic one is shown)."""
-    return key in _ERRORS
+    from hideseek_chat.chat.botnet_text import ERRORS as BOTNET_ERRORS
+
+    return key in _ERRORS or key in BOTNET_ERRORS
 
 
 def error_keys() -> frozenset[str]:
@@ -290,6 +292,12 @@ def error_keys() -> frozenset[str]:
 
 def render_error(key: str, params: Mapping[str, Any], fmt: Formatter) -> str:
     """The sentence telling a player why the engine refused; never raises."""
+    if key.startswith("botnet."):
+        from hideseek_chat.chat.botnet_text import error_text
+
+        botnet = error_text(key, params, fmt)
+        if botnet is not None:
+            return botnet
     text = _ERRORS.get(key)
     if text is not None:
         try:

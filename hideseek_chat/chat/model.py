@@ -23,6 +23,7 @@ class Sender:
     ref: str  # "tg:42"
     name: str  # how the group knows them
     language: str | None = None  # their app's language (IETF tag such as "de-AT"), if known
+    username: str | None = None  # their public handle without the "@", if they have one
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,11 @@ class SendText(Outbound):
     #: id with ``Conversation.remember_status``.
     slot: str | None = None
     private: bool = field(default=False)  # sent to a person, not a group
+    #: a block of fixed-width text (a board) shown after ``text``
+    pre: str = ""
+    #: a PNG that says what ``pre`` says: a channel that can show pictures sends it with
+    #: ``text`` as its caption instead of ``pre``
+    image: bytes | None = None
 
 
 @dataclass(frozen=True)

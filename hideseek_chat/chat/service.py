@@ -357,6 +357,9 @@ class Conversation:
         with self.uow_factory() as uow:
             uow.chats.met(ref, "", now, private_ok=False)
             chat = uow.chats.game_chat_for(ref)
+            if chat is None:  # not in a Hide+Seek game: perhaps in a botnet match
+                matches = uow.botnet.active_for_person(ref)
+                chat = matches[0].chat_key if matches else None
             if chat is None:
                 uow.commit()
                 return []
@@ -364,8 +367,9 @@ class Conversation:
             state = loaded.state if loaded else None
             fmt = self.formatter(uow, chat, state)
             player = state.player_by_ref(ref) if state else None
+            uow_name = uow.chats.name_of(ref)
             uow.commit()
-        name = player.name if player else ref
+        name = player.name if player else (uow_name or ref)
         return [
             SendText(
                 chat,

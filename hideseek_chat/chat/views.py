@@ -245,8 +245,15 @@ HELP = N_(
 )
 
 
+HELP_BOTNET = N_(
+    "Two of you with time to spare? /botnet starts hide && seek on the botnet grid (or "
+    "/botnet @name challenges someone): move your hidden proxy here in private with the "
+    "buttons or /move e4, claim devices in the group with /claim e6, /resign to give up."
+)
+
+
 def help_text(fmt: Formatter) -> str:
-    return fmt.t(HELP)
+    return f"{fmt.t(HELP)}\n\n{fmt.t(HELP_BOTNET)}"
 
 
 PHASES = {

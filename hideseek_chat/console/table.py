@@ -109,7 +109,7 @@ class Table:
         who = self._who(name)
         chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
         message_ref = self._log(chat, text, author=who.name)
-        sender = Sender(who.ref, who.name)
+        sender = Sender(who.ref, who.name, username=_handle(who))
         update_id = f"{self.ref_prefix}:{message_ref}"
         msg: Inbound
         if text.startswith("/"):
@@ -162,7 +162,7 @@ class Table:
         msg = LocationIn(
             chat=chat,
             kind=kind,
-            sender=Sender(who.ref, who.name),
+            sender=Sender(who.ref, who.name, username=_handle(who)),
             at=self.now,
             update_id=f"{self.ref_prefix}:{message_ref}",
             message_ref=str(message_ref),
@@ -184,7 +184,7 @@ class Table:
         msg = PhotoIn(
             chat=chat,
             kind=kind,
-            sender=Sender(who.ref, who.name),
+            sender=Sender(who.ref, who.name, username=_handle(who)),
             at=self.now,
             update_id=f"{self.ref_prefix}:{message_ref}",
             message_ref=str(message_ref),
@@ -198,7 +198,7 @@ class Table:
         msg = FileIn(
             chat=self.group,
             kind=ChatKind.GROUP,
-            sender=Sender(who.ref, who.name),
+            sender=Sender(who.ref, who.name, username=_handle(who)),
             at=self.now,
             update_id=f"{self.ref_prefix}:{message_ref}",
             message_ref=str(message_ref),
@@ -240,7 +240,7 @@ class Table:
         msg = ButtonIn(
             chat=chat,
             kind=kind,
-            sender=Sender(who.ref, who.name),
+            sender=Sender(who.ref, who.name, username=_handle(who)),
             at=self.now,
             update_id=f"{self.ref_prefix}:press:{pressed}",
             message_ref=str(line.id) if line else None,
@@ -281,9 +281,9 @@ class Table:
                 if action.slot == "status":
                     self._edit_status(action)
                     continue
-                self._log(
-                    action.to, action.text, buttons=action.buttons, photo_ref=action.photo_ref
-                )
+                # No pictures here: the fixed-width block stands in for one.
+                body = f"{action.text}\n{action.pre}" if action.pre else action.text
+                self._log(action.to, body, buttons=action.buttons, photo_ref=action.photo_ref)
             elif isinstance(action, DeleteMessage):
                 for line in self.lines:
                     if str(line.id) == action.message_ref and line.chat == action.to:
@@ -360,3 +360,8 @@ def _split(text: str) -> list[str]:
         return shlex.split(text)
     except ValueError:
         return text.split()
+
+
+def _handle(who: Person) -> str:
+    """A person's public handle at the table: their key (``alice`` for Alice)."""
+    return who.ref.split(":", 1)[-1]

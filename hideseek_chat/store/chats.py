@@ -110,6 +110,11 @@ class Chats:
             row.updated_at = now
         self.session.flush()
 
+    def name_of(self, ref: str) -> str | None:
+        """The name ``ref`` was last seen with, or None for someone never met."""
+        row = self.session.get(PersonRow, ref)
+        return None if row is None or not row.name else row.name
+
     def language(self, ref: str) -> str | None:
         """The language ``ref`` chose for their private chat; None: their group's."""
         row = self.session.get(PersonRow, ref)

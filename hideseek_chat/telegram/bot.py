@@ -77,6 +77,9 @@ COMMANDS = (
     ("map", N_("choose the game's map (admin)")),
     ("settings", N_("change the game's settings (admin)")),
     ("language", N_("choose the language I speak")),
+    ("botnet", N_("two players: hide && seek on the botnet grid")),
+    ("claim", N_("botnet: claim a device, like /claim e6")),
+    ("resign", N_("botnet: give up the match")),
     ("help", N_("how to play with this bot")),
 )
 

@@ -53,7 +53,12 @@ def sender_of(user: User) -> Sender:
     """Name a person as the group knows them: first (and last) name, else the username."""
     # Telegram requires a first name, but an empty one still arrives now and then.
     name = (user.full_name or "").strip() or (user.username or "").strip() or str(user.id)
-    return Sender(ref=key(user.id), name=name, language=user.language_code or None)
+    return Sender(
+        ref=key(user.id),
+        name=name,
+        language=user.language_code or None,
+        username=user.username or None,
+    )
 
 
 def chat_kind(chat: Chat) -> ChatKind | None:

@@ -8,13 +8,15 @@ a transient failure (network, flood control) means the actions should be tried a
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters
-from telegram.constants import MessageLimit
+from telegram.constants import MessageLimit, ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from hideseek_chat.chat.model import (
@@ -107,7 +109,7 @@ async def _send_text(
     bot: Bot, conversation: ConversationPort, action: SendText, now: datetime
 ) -> None:
     chat_id = telegram_id(action.to)
-    if not (action.text or action.photo_ref):
+    if not (action.text or action.photo_ref or action.image or action.pre):
         log.warning("not sending an empty message to %s", action.to)
         return
     markup = keyboard(action.buttons, bot.username)
@@ -132,6 +134,32 @@ async def _send_message(
         else None
     )
     text = action.text
+    if action.image is not None:
+        # The picture shows what the fixed-width block would, so the block is not sent.
+        caption, text = _split(text, MessageLimit.CAPTION_LENGTH)
+        await bot.send_photo(
+            chat_id,
+            action.image,
+            caption=caption or None,
+            reply_parameters=reply,
+            reply_markup=None if text else markup,
+        )
+        reply = None
+    elif action.pre:
+        block = f"<pre>{html.escape(action.pre)}</pre>"
+        if len(text) + len(block) < MessageLimit.MAX_TEXT_LENGTH - 100:
+            body = f"{html.escape(text)}\n{block}" if text else block
+            await bot.send_message(
+                chat_id,
+                body,
+                parse_mode=ParseMode.HTML,
+                reply_parameters=reply,
+                reply_markup=markup,
+            )
+            return
+        await _send_message(bot, replace(action, pre=""), chat_id, None)
+        await bot.send_message(chat_id, block, parse_mode=ParseMode.HTML, reply_markup=markup)
+        return
     if action.photo_ref:
         caption, text = _split(text, MessageLimit.CAPTION_LENGTH)
         await bot.send_photo(

@@ -148,6 +148,8 @@ ERROR_SAMPLES: dict[str, Any] = {
     "text": "25:00-08:00",
     "maximum": 10,
     "field": "distance_m",
+    "cell": "e6",  # the botnet game's devices
+    "here": "e5",
 }
 
 

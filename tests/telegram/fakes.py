@@ -54,7 +54,7 @@ class RecordingRequest(BaseRequest):
         self.calls: list[Call] = []
         self.unexpected: list[str] = []
         self.files: dict[str, bytes] = {}
-        self._failures: dict[str, list[tuple[int, str]]] = {}
+        self._failures: dict[str, list[tuple[int, str, int | None]]] = {}
         self._message_ids = itertools.count(9000)
 
     @property
@@ -67,8 +67,9 @@ class RecordingRequest(BaseRequest):
     async def shutdown(self) -> None:
         pass
 
-    def fail(self, method: str, code: int, description: str) -> None:
-        self._failures.setdefault(method, []).append((code, description))
+    def fail(self, method: str, code: int, description: str, chat_id: int | None = None) -> None:
+        """Fail the next call of ``method`` (with ``chat_id``: the next one to that chat)."""
+        self._failures.setdefault(method, []).append((code, description, chat_id))
 
     def sent(self, method: str) -> list[dict[str, Any]]:
         """The parameters of every call of ``method``, in order."""
@@ -93,12 +94,19 @@ class RecordingRequest(BaseRequest):
             self.calls.append(Call("download", {"path": path}))
             return 200, self.files[path]
         name = url.rsplit("/", 1)[-1]
-        params = request_data.parameters if request_data is not None else {}
-        self.calls.append(Call(name, dict(params)))
-        if self._failures.get(name):
-            code, description = self._failures[name].pop(0)
-            body = {"ok": False, "error_code": code, "description": description}
-            return code, json.dumps(body).encode()
+        params = dict(request_data.parameters) if request_data is not None else {}
+        if request_data is not None and request_data.multipart_data:
+            # an uploaded file (a generated picture): keep its bytes for the test to read
+            params["_uploads"] = {
+                field: upload[1] for field, upload in request_data.multipart_data.items()
+            }
+        self.calls.append(Call(name, params))
+        for failure in self._failures.get(name, []):
+            code, description, chat_id = failure
+            if chat_id is None or str(params.get("chat_id")) == str(chat_id):
+                self._failures[name].remove(failure)
+                body = {"ok": False, "error_code": code, "description": description}
+                return code, json.dumps(body).encode()
         answer = getattr(self, f"_answer_{name}", None)
         if answer is None:
             self.unexpected.append(name)
@@ -123,7 +131,8 @@ class RecordingRequest(BaseRequest):
         return self._sent_message(params, text=params["text"])
 
     def _answer_sendPhoto(self, params: dict[str, Any]) -> Any:
-        size = {"file_id": params["photo"], "file_unique_id": "p", "width": 1, "height": 1}
+        photo = params.get("photo") or "uploaded"  # an upload travels as multipart data
+        size = {"file_id": photo, "file_unique_id": "p", "width": 1, "height": 1}
         return self._sent_message(params, photo=[size], caption=params.get("caption", ""))
 
     def _answer_editMessageText(self, params: dict[str, Any]) -> Any:

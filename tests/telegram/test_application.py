@@ -42,6 +42,9 @@ async def test_the_command_menu_is_set_on_startup(harness: Harness) -> None:
         "map",
         "settings",
         "language",
+        "botnet",
+        "claim",
+        "resign",
         "help",
     ]
     assert len(COMMANDS) == len(names)

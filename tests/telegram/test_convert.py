@@ -64,7 +64,7 @@ async def test_plain_text_and_a_name_from_the_username(harness: Harness) -> None
     await harness.feed(make_text(harness.app.bot, "is it the bakery?", user=BOB))
     [msg] = harness.conversation.inbound
     assert isinstance(msg, TextIn) and msg.text == "is it the bakery?"
-    assert msg.sender == Sender("tg:43", "bob_rides")
+    assert msg.sender == Sender("tg:43", "bob_rides", username="bob_rides")
 
 
 async def test_a_text_starting_with_a_slash_but_no_command_entity_is_text(harness: Harness) -> None:
