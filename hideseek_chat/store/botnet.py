@@ -55,7 +55,6 @@ class StoredMatch:
     winner_seat: int | None
     ending: Ending | None
     ended_at: datetime | None
-    board_ref: str | None
     events: tuple[BotnetEvent, ...]  # oldest first
 
     @cached_property
@@ -168,12 +167,6 @@ class BotnetMatches:
         row.winner_seat, row.ending = winner_seat, ending
         self.session.flush()
 
-    def set_board_ref(self, match_id: int, ref: str | None) -> None:
-        """Remember the group message showing the newest board (None: none to update)."""
-        row = self._row(match_id)
-        row.board_ref = ref
-        self.session.flush()
-
     # ----- helpers -----
 
     def _row(self, match_id: int) -> BotnetMatchRow:
@@ -250,6 +243,5 @@ def _stored(
         winner_seat=row.winner_seat,
         ending=row.ending,
         ended_at=row.ended_at,
-        board_ref=row.board_ref,
         events=tuple(events),
     )

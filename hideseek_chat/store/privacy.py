@@ -4,7 +4,8 @@
 periodically; ``config.ping_retention()`` reads the delay). ``delete_player_data`` erases
 one person across every game: their pings go, their player rows are anonymized (games keep
 their shape: questions and catches still point at a player, now nameless), and their ref and
-names are struck from the event log and the outbox.
+names are struck from the event log and the outbox. Their botnet seats are anonymized the same
+way (the matches and their steps stay and still replay; the seat's ref and name are gone).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select
 
-from hideseek_chat.store.models import EventRow, OutboxRow, PingRow, PlayerRow, TeamRow
+from hideseek_chat.store.models import (
+    BotnetSeatRow,
+    EventRow,
+    OutboxRow,
+    PingRow,
+    PlayerRow,
+    TeamRow,
+)
 from hideseek_chat.store.serialize import dumps, loads
 from hideseek_chat.store.uow import UnitOfWorkFactory
 
@@ -32,6 +40,7 @@ class Erasure:
     pings: int
     events: int
     messages: int
+    botnet_seats: int = 0
 
 
 def purge_pings(uow_factory: UnitOfWorkFactory, now: datetime, keep: timedelta) -> int:
@@ -93,5 +102,12 @@ def delete_player_data(uow_factory: UnitOfWorkFactory, player_ref: str) -> Erasu
             for message in session.scalars(outbox):
                 message.params = dumps(_strike(loads(message.params), secrets))
                 messages += 1
+        seats = session.scalars(
+            select(BotnetSeatRow).where(BotnetSeatRow.person_ref == player_ref)
+        ).all()
+        for seat in seats:
+            # Unique per (match, seat), so it cannot collide with the other seat's ref.
+            seat.person_ref = f"erased:{seat.match_id}:{seat.seat}"
+            seat.name = ERASED_NAME
         uow.commit()
-    return Erasure(len(players), pings, events, messages)
+    return Erasure(len(players), pings, events, messages, botnet_seats=len(seats))

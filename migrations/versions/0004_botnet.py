@@ -30,7 +30,6 @@ def upgrade() -> None:
     sa.Column('winner_seat', sa.Integer(), nullable=True),
     sa.Column('ending', sa.Enum('found', 'stuck', 'resigned', name='ending', native_enum=False, length=24), nullable=True),
     sa.Column('ended_at', sa.DateTime(timezone=True), nullable=True),
-    sa.Column('board_ref', sa.String(length=64), nullable=True),
     sa.CheckConstraint("ending IN ('found', 'stuck', 'resigned')", name=op.f('ck_botnet_matches_ending')),
     sa.CheckConstraint("status IN ('choosing', 'playing', 'over')", name=op.f('ck_botnet_matches_status')),
     sa.CheckConstraint('first_seat IN (0, 1)', name=op.f('ck_botnet_matches_first_seat')),

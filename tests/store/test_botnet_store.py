@@ -248,21 +248,6 @@ def test_changing_a_missing_match_raises_lookup_error(uow_factory: UnitOfWorkFac
             uow.botnet.start(404, 0)
         with pytest.raises(LookupError):
             uow.botnet.finish(404, 0, Ending.STUCK, START)
-        with pytest.raises(LookupError):
-            uow.botnet.set_board_ref(404, "7")
-
-
-def test_the_board_ref_is_kept_and_cleared(uow_factory: UnitOfWorkFactory) -> None:
-    match_id = _create(uow_factory)
-    assert _get(uow_factory, match_id).board_ref is None
-    with uow_factory() as uow:
-        uow.botnet.set_board_ref(match_id, "4711")
-        uow.commit()
-    assert _get(uow_factory, match_id).board_ref == "4711"
-    with uow_factory() as uow:
-        uow.botnet.set_board_ref(match_id, None)
-        uow.commit()
-    assert _get(uow_factory, match_id).board_ref is None
 
 
 def test_the_active_match_of_a_chat_is_its_newest_not_over(uow_factory: UnitOfWorkFactory) -> None:
@@ -322,12 +307,11 @@ def test_nothing_is_stored_without_commit(uow_factory: UnitOfWorkFactory) -> Non
 
 
 def test_a_match_survives_a_restart(engine: Engine, database_url: str) -> None:
-    events = _play(first=0, turns=3)
+    events = _play(first=1, turns=3)
     uow_factory = unit_of_work_factory(engine)
     match_id = _create(uow_factory)
     with uow_factory() as uow:
-        uow.botnet.start(match_id, 0)
-        uow.botnet.set_board_ref(match_id, "12")
+        uow.botnet.start(match_id, 1)
         uow.commit()
     _store_events(uow_factory, match_id, events)
     engine.dispose()
@@ -339,9 +323,10 @@ def test_a_match_survives_a_restart(engine: Engine, database_url: str) -> None:
     finally:
         restarted.dispose()
     assert stored is not None
-    assert (stored.id, stored.refs, stored.board_ref) == (match_id, (ALICE[0], BOB[0]), "12")
+    assert (stored.id, stored.refs) == (match_id, (ALICE[0], BOB[0]))
+    assert (stored.status, stored.first_seat) == (BotnetStatus.PLAYING, 1)
     assert stored.events == tuple(events)
-    assert stored.match == _replayed(0, events)
+    assert stored.match == _replayed(1, events)
 
 
 def test_for_update_locks_the_match_row_until_the_unit_of_work_ends(
@@ -389,13 +374,16 @@ def test_a_locked_reload_sees_what_another_unit_of_work_committed(
         assert reader.botnet.get(match_id) is not None
         held = reader.session.get(BotnetMatchRow, match_id)  # kept in the identity map
         assert held is not None and held.status == BotnetStatus.CHOOSING
+        assert reader.session.scalars(select(BotnetStepRow)).all() == []
+        move = ProxyMoved(1, new_match(1).legal_moves(1)[0])
         with uow_factory() as writer:
             writer.botnet.start(match_id, 1)
-            writer.botnet.set_board_ref(match_id, "99")
+            writer.botnet.append(match_id, 1, move, START)
             writer.commit()
         stored = reader.botnet.get(match_id, for_update=True)
     assert stored is not None
-    assert (stored.status, stored.first_seat, stored.board_ref) == (BotnetStatus.PLAYING, 1, "99")
+    assert (stored.status, stored.first_seat, stored.events) == (BotnetStatus.PLAYING, 1, (move,))
+    assert stored.match == _replayed(1, [move])
 
 
 # ----- the schema itself, as the models build it and as the migrations do -----

@@ -40,10 +40,7 @@ def _seat(column: str) -> str:
 
 
 class BotnetMatchRow(Base):
-    """One match in a group chat; a chat's active match is its newest one not over.
-
-    ``board_ref`` is the channel's message id of the newest board posted in the group.
-    """
+    """One match in a group chat; a chat's active match is its newest one not over."""
 
     __tablename__ = "botnet_matches"
     __table_args__ = (
@@ -61,7 +58,6 @@ class BotnetMatchRow(Base):
     winner_seat: Mapped[int | None]
     ending: Mapped[Ending | None] = mapped_column(str_enum(Ending))
     ended_at: Mapped[datetime | None]
-    board_ref: Mapped[str | None] = mapped_column(String(64))
 
 
 class BotnetSeatRow(Base):
