@@ -11,10 +11,12 @@ Every step is a row in the store, so a restart loses nothing; replies go out at 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hideseek_chat.chat import botnet_text as text
 from hideseek_chat.chat.buttons import Press, encode
+from hideseek_chat.chat.commands import ChatError
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import (
     AnswerButton,
@@ -41,6 +43,7 @@ from hideseek_chat.rules.botnet import (
     cell_name,
     parse_cell,
 )
+from hideseek_chat.rules.errors import RuleViolation
 from hideseek_chat.store import UnitOfWork
 from hideseek_chat.store.botnet import StoredMatch
 
@@ -51,6 +54,9 @@ CHOOSING, PLAYING, OVER = "choosing", "playing", "over"
 USERNAME = re.compile(r"@([A-Za-z0-9_]{3,32})")
 #: Arrows for the move buttons, by (column, row) step.
 ARROWS = {(0, 1): "↑", (1, 0): "→", (0, -1): "↓", (-1, 0): "←"}
+
+#: The largest id a match can have (the store's ids are 32-bit); a bigger one is forged.
+MAX_ID = 2**31 - 1
 
 Rows = tuple[tuple[Button, ...], ...]
 
@@ -107,6 +113,10 @@ def cmd_botnet(conv: Conversation, msg: CommandIn) -> list[Outbound]:
 
 def cmd_move(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     """``/move e4`` in private; typed in a group it is deleted before anyone reads it."""
+    return _speaking(conv, msg, None, lambda: _cmd_move(conv, msg))
+
+
+def _cmd_move(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     if msg.kind == ChatKind.GROUP:
         deleted: list[Outbound] = []
         if msg.message_ref:
@@ -124,6 +134,10 @@ def cmd_move(conv: Conversation, msg: CommandIn) -> list[Outbound]:
 
 def cmd_claim(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     """``/claim e6`` in the group."""
+    return _speaking(conv, msg, None, lambda: _cmd_claim(conv, msg))
+
+
+def _cmd_claim(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     if msg.kind != ChatKind.GROUP:
         raise refuse("botnet.claim_in_group")
     if not msg.args:
@@ -137,13 +151,22 @@ def cmd_claim(conv: Conversation, msg: CommandIn) -> list[Outbound]:
 
 def cmd_resign(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     """Give the match up: in the group, or in private when you play only one."""
+    return _speaking(conv, msg, None, lambda: _cmd_resign(conv, msg))
+
+
+def _cmd_resign(conv: Conversation, msg: CommandIn) -> list[Outbound]:
     with conv.uow_factory() as uow:
         if msg.kind == ChatKind.GROUP:
             stored = uow.botnet.active_for_chat(msg.chat)
             if stored is None:
                 raise refuse("botnet.no_match")
-        else:
-            stored = _only_match(uow, msg.sender.ref)
+        else:  # never a guess: resigning the wrong match would lose it
+            matches = uow.botnet.active_for_person(msg.sender.ref)
+            if not matches:
+                raise refuse("botnet.no_match")
+            if len(matches) > 1:
+                raise refuse("botnet.several_resign")
+            stored = matches[0]
     return _resign(conv, msg, stored.id)
 
 
@@ -152,8 +175,14 @@ def cmd_resign(conv: Conversation, msg: CommandIn) -> list[Outbound]:
 
 def button(conv: Conversation, msg: ButtonIn, press: Press) -> list[Outbound]:
     """A press of a botnet button; acknowledged with a toast unless it says something."""
-    handler = BUTTONS[press.verb]
-    replies = handler(conv, msg, press)
+    known = 0 <= press.game_id <= MAX_ID  # forged when not: no match has such an id
+
+    def run() -> list[Outbound]:
+        if not known:
+            raise refuse("botnet.stale")
+        return BUTTONS[press.verb](conv, msg, press)
+
+    replies = _speaking(conv, msg, press.game_id if known else None, run)
     if not any(isinstance(r, AnswerButton) for r in replies):
         replies.insert(0, AnswerButton(msg.sender.ref, text="", press_ref=msg.press_ref))
     return replies
@@ -176,7 +205,9 @@ def b_accept(conv: Conversation, msg: ButtonIn, press: Press) -> list[Outbound]:
         latest = uow.botnet.latest_for_chat(msg.chat)
         if (latest.id if latest else 0) != press.game_id:
             raise refuse("botnet.stale")  # a match came of this challenge already
-        name = uow.chats.name_of(challenger) or challenger.split(":", 1)[-1]
+        name = uow.chats.name_of(challenger)
+        if name is None:  # forged: whoever sends /botnet is met first
+            raise refuse("botnet.stale")
         uow.chats.met(msg.sender.ref, msg.sender.name, msg.at)
         seats = [(challenger, name), (msg.sender.ref, msg.sender.name)]
         match_id = uow.botnet.create(msg.chat, seats, msg.at)
@@ -194,6 +225,8 @@ def b_first(conv: Conversation, msg: ButtonIn, press: Press) -> list[Outbound]:
         if _seen(uow, msg):
             return []
         stored = _seated(uow, press.game_id, msg.sender.ref, lock=True)
+        if stored.chat_key != msg.chat:  # the question is only ever asked in the group
+            raise refuse("botnet.stale")
         if stored.status != CHOOSING:
             raise refuse("botnet.started" if stored.status == PLAYING else "botnet.over")
         if choice == "r":
@@ -481,6 +514,40 @@ def waiting_prompts(conv: Conversation, ref: str) -> list[Outbound]:
 
 
 # ===================================================================== helpers
+
+
+def _speaking(
+    conv: Conversation, msg: Inbound, match_id: int | None, run: Callable[[], list[Outbound]]
+) -> list[Outbound]:
+    """``run()``; a refusal in a private chat speaks as the match's private prompts do (the
+    person's own language, else their match's group's), not as a chat without a group."""
+    try:
+        return run()
+    except (RuleViolation, ChatError) as error:
+        if msg.kind != ChatKind.PRIVATE:
+            raise
+        with conv.uow_factory() as uow:
+            stored = uow.botnet.get(match_id) if match_id else None
+            if stored is None or stored.seat_of(msg.sender.ref) is None:
+                mine = uow.botnet.active_for_person(msg.sender.ref)
+                stored = mine[0] if mine else None
+            if stored is None:
+                raise
+            fmt = conv.formatter(uow, stored.chat_key, None, msg.sender.ref)
+        return _refusal(msg, error, fmt)
+
+
+def _refusal(msg: Inbound, error: RuleViolation | ChatError, fmt: Formatter) -> list[Outbound]:
+    from hideseek_chat.chat.messages import render_error
+    from hideseek_chat.chat.views import chat_text
+
+    if isinstance(error, RuleViolation):
+        said = render_error(error.key, error.params, fmt)
+    else:
+        said = chat_text(error.key, error.params, fmt)
+    if isinstance(msg, ButtonIn):
+        return [AnswerButton(msg.sender.ref, text=said, press_ref=msg.press_ref)]
+    return [SendText(msg.chat, text=said, reply_to=msg.message_ref, private=True)]
 
 
 def _target(args: tuple[str, ...]) -> str | None:

@@ -71,6 +71,9 @@ ERRORS: dict[str, str] = {
         "Claim devices in the group, where your opponent sees them: /claim e6 there."
     ),
     "botnet.several": N_("You play more than one botnet match: use the buttons I sent you."),
+    "botnet.several_resign": N_(
+        "You play more than one botnet match: send /resign in the group of the one you give up."
+    ),
 }
 
 
