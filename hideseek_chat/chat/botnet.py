@@ -45,7 +45,7 @@ from hideseek_chat.rules.botnet import (
 )
 from hideseek_chat.rules.errors import RuleViolation
 from hideseek_chat.store import UnitOfWork
-from hideseek_chat.store.botnet import StoredMatch
+from hideseek_chat.store.botnet import MatchRunning, StoredMatch
 
 if TYPE_CHECKING:
     from hideseek_chat.chat.service import Conversation
@@ -81,7 +81,7 @@ def cmd_botnet(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         uow.chats.met(msg.sender.ref, msg.sender.name, msg.at)
         pair = None if target else _game_pair(uow, msg)
         if pair is not None:
-            match_id = uow.botnet.create(msg.chat, pair, msg.at)
+            match_id = _create(uow, msg.chat, pair, msg)
             _done(uow, msg)
             stored = uow.botnet.get(match_id)
             assert stored is not None
@@ -210,7 +210,7 @@ def b_accept(conv: Conversation, msg: ButtonIn, press: Press) -> list[Outbound]:
             raise refuse("botnet.stale")
         uow.chats.met(msg.sender.ref, msg.sender.name, msg.at)
         seats = [(challenger, name), (msg.sender.ref, msg.sender.name)]
-        match_id = uow.botnet.create(msg.chat, seats, msg.at)
+        match_id = _create(uow, msg.chat, seats, msg)
         _done(uow, msg)
         stored = uow.botnet.get(match_id)
         assert stored is not None
@@ -571,6 +571,14 @@ def _game_pair(uow: UnitOfWork, msg: Inbound) -> list[tuple[str, str]] | None:
     me = refs.index(msg.sender.ref)
     other = players[1 - me]
     return [(msg.sender.ref, msg.sender.name), (other.ref, other.name)]
+
+
+def _create(uow: UnitOfWork, chat: str, seats: list[tuple[str, str]], msg: Inbound) -> int:
+    """Store a new match; refuse when another one started in the chat meanwhile."""
+    try:
+        return uow.botnet.create(chat, seats, msg.at)
+    except MatchRunning:  # another press started one at the same moment
+        raise refuse("botnet.running") from None
 
 
 def _seen(uow: UnitOfWork, msg: Inbound) -> bool:

@@ -17,6 +17,7 @@ from datetime import datetime
 from functools import cached_property
 
 from sqlalchemy import Select, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.botnet import (
@@ -38,7 +39,11 @@ from hideseek_chat.store.models import (
     BotnetStepRow,
 )
 
-__all__ = ["BotnetMatches", "BotnetStatus", "StoredMatch"]
+__all__ = ["BotnetMatches", "BotnetStatus", "MatchRunning", "StoredMatch"]
+
+
+class MatchRunning(Exception):
+    """The chat has a botnet match that is not over; a second one cannot start."""
 
 
 @dataclass(frozen=True)
@@ -122,13 +127,18 @@ class BotnetMatches:
         """Store a new match with ``seats[0]``/``seats[1]`` = (ref, name); return its id.
 
         It starts in status ``choosing``: call ``start`` once the first player is known.
-        Raises ValueError unless there are exactly two seats held by two different people.
+        Raises ValueError unless there are exactly two seats held by two different people,
+        and ``MatchRunning`` (the unit of work must then be left) when the chat has a match
+        that is not over, even one another transaction has just stored.
         """
         if len(seats) != 2 or seats[0][0] == seats[1][0]:
             raise ValueError(f"a botnet match needs two different players, not {seats!r}")
         row = BotnetMatchRow(chat_key=chat_key, created_at=now, status=BotnetStatus.CHOOSING)
         self.session.add(row)
-        self.session.flush()
+        try:
+            self.session.flush()
+        except IntegrityError:  # the partial unique index: one running match per chat
+            raise MatchRunning(chat_key) from None
         for seat, (ref, name) in enumerate(seats):
             self.session.add(BotnetSeatRow(match_id=row.id, seat=seat, person_ref=ref, name=name))
         self.session.flush()

@@ -38,6 +38,11 @@ def upgrade() -> None:
     )
     with op.batch_alter_table('botnet_matches', schema=None) as batch_op:
         batch_op.create_index('ix_botnet_matches_chat_key', ['chat_key'], unique=False)
+        batch_op.create_index(
+            'uq_botnet_matches_running_chat', ['chat_key'], unique=True,
+            sqlite_where=sa.text("status != 'over'"),
+            postgresql_where=sa.text("status != 'over'"),
+        )
 
     op.create_table('botnet_seats',
     sa.Column('match_id', sa.Integer(), nullable=False),
@@ -77,6 +82,7 @@ def downgrade() -> None:
 
     op.drop_table('botnet_seats')
     with op.batch_alter_table('botnet_matches', schema=None) as batch_op:
+        batch_op.drop_index('uq_botnet_matches_running_chat')
         batch_op.drop_index('ix_botnet_matches_chat_key')
 
     op.drop_table('botnet_matches')

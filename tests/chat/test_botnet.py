@@ -359,3 +359,20 @@ def test_an_ending_by_a_stuck_proxy_names_the_winner_and_both_paths() -> None:
         "Bob's proxy went a8 → a7.",
     ]
     assert grid(match, paths=(0, 1)).splitlines()[1] == "8 o · · · · · · · 8"
+
+
+def test_two_accepts_at_once_start_one_match(
+    table: Table, uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table.send("Alice", "/botnet")
+    challenge = table.said()[-1]
+    table.press("Bob", "Accept", chat=table.group)
+    # Carol's press was checked before Bob's match was stored: only the database can tell.
+    from hideseek_chat.store.botnet import BotnetMatches
+
+    monkeypatch.setattr(BotnetMatches, "active_for_chat", lambda *args, **kwargs: None)
+    monkeypatch.setattr(BotnetMatches, "latest_for_chat", lambda *args, **kwargs: None)
+    table.press_data("Carol", challenge.buttons[0][0].data, challenge)
+    assert "running in this group already" in toast(table)
+    with uow_factory() as uow:
+        assert len(uow.botnet.active_for_person("console:alice")) == 1

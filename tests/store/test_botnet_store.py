@@ -26,7 +26,7 @@ from hideseek_chat.rules.botnet import (
     parse_cell,
 )
 from hideseek_chat.store import UnitOfWorkFactory, make_engine, unit_of_work_factory
-from hideseek_chat.store.botnet import StoredMatch
+from hideseek_chat.store.botnet import MatchRunning, StoredMatch
 from hideseek_chat.store.migrate import upgrade
 from hideseek_chat.store.models import (
     Base,
@@ -255,24 +255,24 @@ def test_the_active_match_of_a_chat_is_its_newest_not_over(uow_factory: UnitOfWo
         assert uow.botnet.active_for_chat(CHAT) is None
         assert uow.botnet.latest_for_chat(CHAT) is None
     older = _create(uow_factory)
-    newer = _create(uow_factory, seats=(BOB, CAROL))
     elsewhere = _create(uow_factory, OTHER_CHAT)
     with uow_factory() as uow:
         active = uow.botnet.active_for_chat(CHAT)
-        assert active is not None and active.id == newer
-        uow.botnet.finish(newer, 0, Ending.RESIGNED, START)
+        assert active is not None and active.id == older
+        uow.botnet.finish(older, 1, Ending.STUCK, START)
         uow.commit()
+    newer = _create(uow_factory, seats=(BOB, CAROL))
     with uow_factory() as uow:
         active = uow.botnet.active_for_chat(CHAT)
         latest = uow.botnet.latest_for_chat(CHAT)
-        assert active is not None and active.id == older
-        assert latest is not None and latest.id == newer and latest.status == BotnetStatus.OVER
-        uow.botnet.finish(older, 1, Ending.STUCK, START)
+        assert active is not None and active.id == newer
+        assert latest is not None and latest.id == newer
+        uow.botnet.finish(newer, 0, Ending.RESIGNED, START)
         uow.commit()
     with uow_factory() as uow:
         assert uow.botnet.active_for_chat(CHAT) is None
         latest = uow.botnet.latest_for_chat(CHAT)
-        assert latest is not None and latest.id == newer
+        assert latest is not None and latest.id == newer and latest.status == BotnetStatus.OVER
         other_chat = uow.botnet.active_for_chat(OTHER_CHAT)
         assert other_chat is not None and other_chat.id == elsewhere
 
@@ -281,11 +281,13 @@ def test_the_active_matches_of_a_person_are_those_not_over_newest_first(
     uow_factory: UnitOfWorkFactory,
 ) -> None:
     finished = _create(uow_factory, seats=(ALICE, BOB))
+    with uow_factory() as uow:
+        uow.botnet.finish(finished, 0, Ending.FOUND, START)
+        uow.commit()
     playing = _create(uow_factory, seats=(BOB, ALICE))
     choosing = _create(uow_factory, OTHER_CHAT, seats=(ALICE, CAROL))
     with uow_factory() as uow:
         uow.botnet.start(playing, 0)
-        uow.botnet.finish(finished, 0, Ending.FOUND, START)
         uow.commit()
     with uow_factory() as uow:
         alice = uow.botnet.active_for_person(ALICE[0])
@@ -417,7 +419,10 @@ def _match_values() -> dict[str, Any]:
 
 
 def _raw_match(engine: Engine) -> int:
-    _insert(engine, "botnet_matches", _match_values())
+    """A running match of its own chat (a chat runs one match at a time)."""
+    with engine.connect() as connection:
+        count = int(connection.scalar(text("SELECT count(*) FROM botnet_matches")) or 0)
+    _insert(engine, "botnet_matches", _match_values() | {"chat_key": f"tg:-{100 + count}"})
     with engine.connect() as connection:
         return int(connection.scalar(text("SELECT max(id) FROM botnet_matches")) or 0)
 
@@ -520,3 +525,19 @@ def test_0004_downgrades_to_no_botnet_tables_and_upgrades_again(database_url: st
         assert botnet_tables <= set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
+
+
+def test_a_chat_has_one_running_match_at_most(uow_factory: UnitOfWorkFactory) -> None:
+    with uow_factory() as uow:
+        first = uow.botnet.create("tg:-5", [ALICE, BOB], START)
+        uow.commit()
+    with uow_factory() as uow, pytest.raises(MatchRunning):
+        uow.botnet.create("tg:-5", [ALICE, BOB], START)
+    with uow_factory() as uow:
+        uow.botnet.create("tg:-6", [ALICE, BOB], START)  # another chat is another matter
+        uow.botnet.finish(first, 0, Ending.RESIGNED, START)
+        second = uow.botnet.create("tg:-5", [ALICE, BOB], START)  # the first one is over
+        uow.commit()
+    with uow_factory() as uow:
+        running = uow.botnet.active_for_chat("tg:-5")
+        assert running is not None and running.id == second

@@ -10,13 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import CheckConstraint, ForeignKey, String, UniqueConstraint
+from sqlalchemy import CheckConstraint, ForeignKey, Index, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.rules.botnet import Ending
 from hideseek_chat.store.models.base import Base, str_enum
 
 BOTNET_MATCH_FK = "botnet_matches.id"
+RUNNING = "status != 'over'"
 
 
 class BotnetStatus(StrEnum):
@@ -48,6 +49,14 @@ class BotnetMatchRow(Base):
         CheckConstraint(_seat("first_seat"), name="first_seat"),
         CheckConstraint(_seat("winner_seat"), name="winner_seat"),
         CheckConstraint(_one_of("ending", Ending), name="ending"),
+        # At most one running match per chat, even when two people start one at once.
+        Index(
+            "uq_botnet_matches_running_chat",
+            "chat_key",
+            unique=True,
+            sqlite_where=text(RUNNING),
+            postgresql_where=text(RUNNING),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
