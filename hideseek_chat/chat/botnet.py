@@ -78,6 +78,8 @@ def cmd_botnet(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         if active is not None:
             return _show(conv, uow, active, msg)
         target = _target(msg.args)
+        if target and target.lower() == (msg.sender.username or "").lower():
+            raise refuse("botnet.bad_target")  # nobody else could accept it
         uow.chats.met(msg.sender.ref, msg.sender.name, msg.at)
         pair = None if target else _game_pair(uow, msg)
         if pair is not None:

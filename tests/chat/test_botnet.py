@@ -240,6 +240,9 @@ def test_a_bad_challenge_target_is_explained(table: Table) -> None:
     assert "like /botnet @name" in table.last()
     table.send("Alice", "/botnet @a;drop")
     assert "like /botnet @name" in table.last()
+    table.send("Alice", "/botnet @Alice")  # herself: nobody could accept
+    assert "like /botnet @name" in table.last()
+    assert not any(b for line in table.said() for row in line.buttons for b in row)
 
 
 def test_a_match_survives_a_restart(table: Table, uow_factory: UnitOfWorkFactory) -> None:
