@@ -375,6 +375,7 @@ def _started(
         head = fmt.t("The coin says {name} moves first.", name=first)
     else:
         head = fmt.t("{name} moves first.", name=first)
+    head = f"{head}\n{text.whose_turn(match, stored.names, fmt)}"
     replies: list[Outbound] = [_board(stored, match, head, fmt)]
     for seat in (0, 1):
         ref = stored.refs[seat]

@@ -64,7 +64,7 @@ def test_a_challenge_is_accepted_and_played_to_a_find(
     table.press("Carol", "Toss a coin", chat=table.group)
     assert "Only Alice and Bob play" in toast(table)
     table.press("Bob", "Toss a coin", chat=table.group)  # the seed 11 picks seat 1: Bob
-    assert "The coin says Bob moves first." in table.last()
+    assert "The coin says Bob moves first.\nBob's turn: move your proxy" in table.last()
     assert "Your proxy starts on h1" in table.said("Alice")[-1].text
     prompt = table.said("Bob")[-1]
     assert "your proxy is on a8" in prompt.text
