@@ -45,20 +45,17 @@ from hideseek_chat.rules.botnet import (
 )
 from hideseek_chat.rules.errors import RuleViolation
 from hideseek_chat.store import UnitOfWork
-from hideseek_chat.store.botnet import MatchRunning, StoredMatch
+from hideseek_chat.store.botnet import BotnetStatus, MatchRunning, StoredMatch
 
 if TYPE_CHECKING:
     from hideseek_chat.chat.service import Conversation
 
-CHOOSING, PLAYING, OVER = "choosing", "playing", "over"
 USERNAME = re.compile(r"@([A-Za-z0-9_]{3,32})")
 #: Arrows for the move buttons, by (column, row) step.
 ARROWS = {(0, 1): "↑", (1, 0): "→", (0, -1): "↓", (-1, 0): "←"}
 
 #: The largest id a match can have (the store's ids are 32-bit); a bigger one is forged.
 MAX_ID = 2**31 - 1
-
-Rows = tuple[tuple[Button, ...], ...]
 
 
 def refuse(key: str, **params: object) -> BotnetViolation:
@@ -76,7 +73,7 @@ def cmd_botnet(conv: Conversation, msg: CommandIn) -> list[Outbound]:
         fmt = conv.formatter(uow, msg.chat, None)
         active = uow.botnet.active_for_chat(msg.chat, for_update=True)
         if active is not None:
-            return _show(conv, uow, active, msg)
+            return _show(conv, uow, active)
         target = _target(msg.args)
         if target and target.lower() == (msg.sender.username or "").lower():
             raise refuse("botnet.bad_target")  # nobody else could accept it
@@ -229,8 +226,9 @@ def b_first(conv: Conversation, msg: ButtonIn, press: Press) -> list[Outbound]:
         stored = _seated(uow, press.game_id, msg.sender.ref, lock=True)
         if stored.chat_key != msg.chat:  # the question is only ever asked in the group
             raise refuse("botnet.stale")
-        if stored.status != CHOOSING:
-            raise refuse("botnet.started" if stored.status == PLAYING else "botnet.over")
+        if stored.status != BotnetStatus.CHOOSING:
+            playing = stored.status == BotnetStatus.PLAYING
+            raise refuse("botnet.started" if playing else "botnet.over")
         if choice == "r":
             first = conv.seeds() % 2
         elif choice in ("0", "1"):
@@ -313,7 +311,7 @@ def _claim(
         _done(uow, msg)
         fmt = conv.formatter(uow, stored.chat_key, None)
         head = text.claimed(after, seat, cell, skipped, stored.names, fmt)
-        replies = _after_turn(conv, uow, stored, after, head, cell)
+        replies = _after_turn(conv, uow, stored, after, fmt, head, cell)
         uow.commit()
     return replies
 
@@ -323,7 +321,7 @@ def _resign(conv: Conversation, msg: Inbound, match_id: int) -> list[Outbound]:
         if _seen(uow, msg):
             return []
         stored = _seated(uow, match_id, msg.sender.ref, lock=True)
-        if stored.status == OVER:
+        if stored.status == BotnetStatus.OVER:
             raise refuse("botnet.over")
         seat = stored.seat_of(msg.sender.ref)
         assert seat is not None
@@ -337,7 +335,7 @@ def _resign(conv: Conversation, msg: Inbound, match_id: int) -> list[Outbound]:
         event = Resigned(seat)
         after = apply(stored.match, event)
         uow.botnet.append(stored.id, seat, event, msg.at)
-        replies = _after_turn(conv, uow, stored, after, "", None)
+        replies = _after_turn(conv, uow, stored, after, fmt, "", None)
         uow.commit()
     return replies
 
@@ -397,18 +395,15 @@ def _after_turn(
     uow: UnitOfWork,
     stored: StoredMatch,
     match: Match,
+    fmt: Formatter,
     head: str,
     claimed: Cell | None,
 ) -> list[Outbound]:
-    """The board after a claim (or the end), and the next mover's private choices."""
-    fmt = conv.formatter(uow, stored.chat_key, None)
+    """The board after a claim (or the end) in the group's ``fmt``, with ``head`` (what
+    happened, if anything) on top, and the next mover's private choices."""
     if match.is_over:
-        lines = (
-            [head, text.ending(match, claimed, stored.names, fmt)]
-            if head
-            else [text.ending(match, claimed, stored.names, fmt)]
-        )
-        return [_board(stored, match, "\n".join(lines), fmt, final=True)]
+        lines = [head, text.ending(match, claimed, stored.names, fmt)]
+        return [_board(stored, match, "\n".join(filter(None, lines)), fmt, final=True)]
     lines = [head, text.whose_turn(match, stored.names, fmt)]
     return [_board(stored, match, "\n".join(lines), fmt), _move_prompt(conv, uow, stored, match)]
 
@@ -491,7 +486,7 @@ def _move_prompt(
     )
 
 
-def _show(conv: Conversation, uow: UnitOfWork, stored: StoredMatch, msg: Inbound) -> list[Outbound]:
+def _show(conv: Conversation, uow: UnitOfWork, stored: StoredMatch) -> list[Outbound]:
     """The running match again: the question who starts, or the board and the next step."""
     fmt = conv.formatter(uow, stored.chat_key, None)
     match = stored.match
@@ -510,8 +505,7 @@ def waiting_prompts(conv: Conversation, ref: str) -> list[Outbound]:
         prompts: list[Outbound] = []
         for stored in uow.botnet.active_for_person(ref):
             match = stored.match
-            waiting = match is not None and match.stage == Stage.MOVE
-            if match is not None and waiting and stored.refs[match.to_move] == ref:
+            if match and match.stage == Stage.MOVE and match.to_move == stored.seat_of(ref):
                 prompts.append(_move_prompt(conv, uow, stored, match))
         return prompts
 
@@ -537,20 +531,8 @@ def _speaking(
             if stored is None:
                 raise
             fmt = conv.formatter(uow, stored.chat_key, None, msg.sender.ref)
-        return _refusal(msg, error, fmt)
-
-
-def _refusal(msg: Inbound, error: RuleViolation | ChatError, fmt: Formatter) -> list[Outbound]:
-    from hideseek_chat.chat.messages import render_error
-    from hideseek_chat.chat.views import chat_text
-
-    if isinstance(error, RuleViolation):
-        said = render_error(error.key, error.params, fmt)
-    else:
-        said = chat_text(error.key, error.params, fmt)
-    if isinstance(msg, ButtonIn):
-        return [AnswerButton(msg.sender.ref, text=said, press_ref=msg.press_ref)]
-    return [SendText(msg.chat, text=said, reply_to=msg.message_ref, private=True)]
+        engine = isinstance(error, RuleViolation)
+        return conv.refuse(msg, error.key, dict(error.params), engine=engine, fmt=fmt)
 
 
 def _target(args: tuple[str, ...]) -> str | None:
@@ -604,7 +586,7 @@ def _seated(uow: UnitOfWork, match_id: int, ref: str, lock: bool = False) -> Sto
 
 def _playing(uow: UnitOfWork, match_id: int, ref: str) -> tuple[StoredMatch, Match, int]:
     stored = _seated(uow, match_id, ref, lock=True)
-    if stored.status == OVER:
+    if stored.status == BotnetStatus.OVER:
         raise refuse("botnet.over")
     match = stored.match
     if match is None:

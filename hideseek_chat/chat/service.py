@@ -129,10 +129,16 @@ class Conversation:
             return self.refuse(msg, key, {})
 
     def refuse(
-        self, msg: Inbound, key: str, params: dict[str, object], engine: bool = False
+        self,
+        msg: Inbound,
+        key: str,
+        params: dict[str, object],
+        engine: bool = False,
+        fmt: Formatter | None = None,
     ) -> list[Outbound]:
-        """A clear refusal where the person acted (a toast for a button press)."""
-        fmt = self.formatter_for(msg)
+        """A clear refusal where the person acted (a toast for a button press), in ``fmt``
+        or else the language of the chat the message came from."""
+        fmt = fmt or self.formatter_for(msg)
         text = render_error(key, params, fmt) if engine else chat_text(key, params, fmt)
         if isinstance(msg, ButtonIn):
             return [AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)]
@@ -367,9 +373,9 @@ class Conversation:
             state = loaded.state if loaded else None
             fmt = self.formatter(uow, chat, state)
             player = state.player_by_ref(ref) if state else None
-            uow_name = uow.chats.name_of(ref)
+            known_name = uow.chats.name_of(ref)
             uow.commit()
-        name = player.name if player else (uow_name or ref)
+        name = player.name if player else (known_name or ref)
         return [
             SendText(
                 chat,
