@@ -1,0 +1,86 @@
+"""What a reported position counts for: how long it is current, what it may establish.
+
+The geo layer measures pins (distances, zones, rides); these rules say what the measurements
+mean for the game. A pin's source is a plain string: ``"live"`` for a live location that
+keeps updating, anything else (``"pin"``, ``"text"``, a future ``"tracker"``) is treated like
+a one-off pin. Time is always an argument.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from hideseek_chat.rules.state import GameState, Mode, Question, QuestionStatus
+
+#: The source of a live location, the only kind that keeps following its person.
+LIVE = "live"
+
+#: A one-off pin counts as where its person is for this long (automatic answers, the zone,
+#: a catch, a thermometer's start).
+MAX_PIN_AGE = timedelta(minutes=15)
+#: A live location stays current much longer: phones only send an edit when they move, so
+#: a hider sitting still sends none for as long as they sit.
+MAX_LIVE_AGE = timedelta(hours=2)
+
+#: A catch claim the pins put further than this from the hider (and not within the catch
+#: distance) is refused outright; closer ones go to the hider, who has the last word (GPS
+#: indoors can be far off).
+FAR_CATCH_CLAIM_M = 100.0
+
+
+def is_live(source: str) -> bool:
+    """Say whether ``source`` is a live location (every other source is a one-off pin)."""
+    return source == LIVE
+
+
+def max_pin_age(source: str) -> timedelta:
+    """Return how long a position from ``source`` counts as where its person is."""
+    return MAX_LIVE_AGE if is_live(source) else MAX_PIN_AGE
+
+
+def is_current(source: str, forwarded: bool, taken_at: datetime, now: datetime) -> bool:
+    """Say whether a position taken at ``taken_at`` still counts at ``now``.
+
+    A forwarded position is never current: it may be someone else's. The age limit is
+    inclusive (a pin exactly ``max_pin_age`` old still counts).
+    """
+    return not forwarded and now - taken_at <= max_pin_age(source)
+
+
+def can_start_end_game(source: str) -> bool:
+    """Say whether a seeker's position from ``source`` may start the end game.
+
+    Only a live location may: a one-off pin can be dropped anywhere on a map.
+    """
+    return is_live(source)
+
+
+def is_far_catch_claim(distance_m: float) -> bool:
+    """Say whether a catch claim ``distance_m`` from the hider is refused outright.
+
+    Apply it only to a claim the pins do not already put within the catch distance.
+    """
+    return distance_m > FAR_CATCH_CLAIM_M
+
+
+def can_carry_thermometer(state: GameState, player_id: int, question: Question) -> bool:
+    """Say whether the pins of ``player_id`` may finish the travelling thermometer ``question``.
+
+    A member of the asking team may; in the standard game any seeker may. The hider, a
+    player who left and a question no longer travelling never qualify.
+    """
+    if question.status != QuestionStatus.TRAVELLING:
+        return False
+    player = next((p for p in state.players if p.id == player_id), None)
+    if player is None or not player.active or state.is_hider(player_id):
+        return False
+    return player.team_id == question.team_id or state.settings.mode == Mode.STANDARD
+
+
+def has_finished_thermometer(travelled_m: float, required_m: float | None) -> bool:
+    """Say whether travelling ``travelled_m`` from the asker's starting pin finishes it.
+
+    Reaching the distance exactly is enough; a thermometer without a distance
+    (``required_m`` None) is finished by any pin.
+    """
+    return travelled_m >= (required_m or 0.0)
