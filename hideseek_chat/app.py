@@ -20,7 +20,8 @@ from telegram.request import BaseRequest
 
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.config import Config
-from hideseek_chat.rules.ruleset import Ruleset, load_ruleset, ruleset_paths
+from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
+from hideseek_chat.rules.ruleset_loader import load_ruleset
 from hideseek_chat.store import (
     UnitOfWorkFactory,
     make_engine,

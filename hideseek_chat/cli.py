@@ -13,10 +13,9 @@ from hideseek_chat.rules.ruleset import (
     Category,
     RulesetError,
     Size,
-    load_ruleset,
-    load_ruleset_file,
     ruleset_paths,
 )
+from hideseek_chat.rules.ruleset_loader import load_ruleset, load_ruleset_file
 
 
 def _describe(name: str, config: Config) -> str:
@@ -113,7 +112,8 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
 
 
 def _demo(args: argparse.Namespace, config: Config) -> int:
-    from hideseek_chat.console.demo import DemoFailed, run_demo
+    from hideseek_chat.console.demo import run_demo
+    from hideseek_chat.console.demo_players import DemoFailed
 
     load_ruleset(args.ruleset, config.rulesets_dirs)  # an unknown name is one sentence
     try:

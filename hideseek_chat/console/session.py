@@ -19,7 +19,8 @@ from sqlalchemy.engine import Engine
 
 from hideseek_chat.chat.service import Conversation
 from hideseek_chat.console.table import Table
-from hideseek_chat.rules.ruleset import Ruleset, load_ruleset, ruleset_paths
+from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
+from hideseek_chat.rules.ruleset_loader import load_ruleset
 from hideseek_chat.store import make_engine, migrate, unit_of_work_factory
 
 #: Games at the table start at this (simulated) time unless told otherwise.

@@ -5,7 +5,8 @@ Standard library only. Nothing here knows of Telegram, SQL or the wall clock.
 
 from hideseek_chat.rules.engine import apply, due_deadlines, next_deadline
 from hideseek_chat.rules.lifecycle import new_game
-from hideseek_chat.rules.ruleset import Ruleset, RulesetError, Size, load_ruleset
+from hideseek_chat.rules.ruleset import Ruleset, RulesetError, Size
+from hideseek_chat.rules.ruleset_loader import load_ruleset
 
 __all__ = [
     "Ruleset",

@@ -9,7 +9,9 @@ from functools import cache
 import pytest
 
 from hideseek_chat.cli import main
-from hideseek_chat.console.demo import DemoResult, RoundSecret, run_demo
+from hideseek_chat.console.demo import run_demo
+from hideseek_chat.console.demo_players import RoundSecret
+from hideseek_chat.console.demo_script import DemoResult
 from hideseek_chat.rules.ruleset import Category
 from tests.conftest import POSTGRES_ENV, _postgres_schema_url
 

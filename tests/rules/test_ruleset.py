@@ -18,10 +18,9 @@ from hideseek_chat.rules.ruleset import (
     Ruleset,
     RulesetError,
     Size,
-    load_ruleset,
-    load_ruleset_file,
     ruleset_paths,
 )
+from hideseek_chat.rules.ruleset_loader import load_ruleset, load_ruleset_file
 from hideseek_chat.rules.units import DistanceError, parse_distance
 
 MILE = 1609.344
