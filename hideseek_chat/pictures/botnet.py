@@ -13,8 +13,10 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
-from hideseek_chat.chat.botnet_text import MARKS
 from hideseek_chat.rules.botnet import COLUMNS, SIZE, Cell, Match
+
+#: Each seat's mark on the board (seat 0, seat 1): the picture's and the text grid's.
+MARKS = ("X", "O")
 
 CELL = 56
 MARGIN = 30

@@ -1,74 +1,32 @@
 """``/review``: a finished round's questions, the answers sent and what the pins said.
 
-Only a round that is over can be reviewed: then the numbers behind each check and the
-station are no secret any more. Anyone may ask in the group (``/review`` for the last
-finished round, ``/review 2`` for round 2); the admin may also ask in private, for the
-newest game they ran, also after it has ended.
+Only a round that is over is reviewed: then the numbers behind each check and the
+station are no secret any more.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
-from hideseek_chat.chat.checks import unchecked_key
-from hideseek_chat.chat.commands import ChatError
 from hideseek_chat.chat.i18n import N_, Formatter
-from hideseek_chat.chat.model import ChatKind, CommandIn, Outbound
-from hideseek_chat.chat.service import reader
-from hideseek_chat.chat.views import chat_text
+from hideseek_chat.chat.texts.reasons import unchecked_key
+from hideseek_chat.chat.texts.registry import say
 from hideseek_chat.rules.ruleset import Category
 from hideseek_chat.rules.state import GameState, Question, QuestionStatus, Round
 from hideseek_chat.store.checks import AnswerCheck, CheckNumbers, CheckVerdict, Claim
-
-if TYPE_CHECKING:
-    from hideseek_chat.chat.service import Conversation
-
-
-def cmd_review(conv: Conversation, msg: CommandIn) -> list[Outbound]:
-    with conv.uow_factory() as uow:
-        if msg.kind == ChatKind.GROUP:
-            chat = msg.chat
-            game_id, state = conv.load(uow, chat)
-        else:
-            found = uow.checks.admin_game(msg.sender.ref)
-            if found is None:
-                raise ChatError("chat.review_admin_only")
-            game_id, state = found, uow.games.get(found)
-            chat = uow.games.chat_key(game_id)
-        fmt = conv.formatter(uow, chat, state, reader(msg))
-        chosen = choose_round(state, msg.args)
-        checks = uow.checks.for_round(game_id, chosen.number)
-        claims = uow.checks.claims(game_id, chosen.number)
-    return [conv.reply(msg, review_text(state, chosen, checks, claims, fmt))]
-
-
-def choose_round(state: GameState, args: tuple[str, ...]) -> Round:
-    """The round asked for (default: the last one that is over); refuse a running one."""
-    ended = [r for r in state.rounds if r.ended_at is not None]
-    numbers = ", ".join(str(r.number) for r in ended)
-    if not args:
-        if not ended:
-            raise ChatError("chat.review_nothing")
-        return ended[-1]
-    try:
-        wanted = int(args[0])
-    except ValueError:
-        raise ChatError("chat.review_usage", rounds=numbers or "—") from None
-    for round_ in state.rounds:
-        if round_.number == wanted:
-            if round_.ended_at is None:
-                raise ChatError("chat.review_running")
-            return round_
-    raise ChatError("chat.review_usage", rounds=numbers or "—")
 
 
 def review_text(
     state: GameState,
     round_: Round,
-    checks: dict[int, AnswerCheck],
-    claims: list[Claim],
+    checks: Mapping[int, AnswerCheck],
+    claims: Sequence[Claim],
     fmt: Formatter,
 ) -> str:
+    """The review of a round that is over: questions, answers, checks and claims.
+
+    Only for a round that is over: it names the station and the numbers behind each check.
+    """
     hider = state.team(round_.hider_team_id).name
     lines = [
         fmt.t(
@@ -84,15 +42,16 @@ def review_text(
     if not questions:
         lines.append(fmt.t(N_("No questions were asked.")))
     for n, record in enumerate(questions, start=1):
-        lines.append(_question_line(n, record, state, fmt))
+        lines.append(question_line(n, record, state, fmt))
         check = checks.get(record.id)
         if check is not None and check.computation.reason != "photo":
-            lines.extend(f"   {line}" for line in _check_lines(record, check, fmt))
-    lines.extend(_claim_line(claim, state, fmt) for claim in claims)
+            lines.extend(f"   {line}" for line in check_lines(record, check, fmt))
+    lines.extend(claim_line(claim, state, fmt) for claim in claims)
     return "\n".join(lines)
 
 
-def _question_line(n: int, record: Question, state: GameState, fmt: Formatter) -> str:
+def question_line(n: int, record: Question, state: GameState, fmt: Formatter) -> str:
+    """The ``n``-th question of a round: who asked it when, and how it ended."""
     asked = fmt.t(
         N_("{n}. {question}, asked by {asker} at {time}"),
         n=n,
@@ -117,11 +76,12 @@ def _question_line(n: int, record: Question, state: GameState, fmt: Formatter) -
     return fmt.t(N_("{asked}: {outcome}"), asked=asked, outcome=outcome)
 
 
-def _check_lines(record: Question, check: AnswerCheck, fmt: Formatter) -> list[str]:
+def check_lines(record: Question, check: AnswerCheck, fmt: Formatter) -> list[str]:
+    """What the pins said about an answer, with the numbers (for a round that is over)."""
     computed = check.computation
     said = fmt.answer(computed.answer, computed.detail) if computed.answer else ""
     if check.automatic:
-        lines = [chat_text("chat.check_automatic", {}, fmt)]
+        lines = [say("chat.check_automatic", {}, fmt)]
     elif check.verdict == CheckVerdict.AGREED and check.proposed_answer is not None:
         lines = [
             fmt.t(
@@ -149,7 +109,7 @@ def _check_lines(record: Question, check: AnswerCheck, fmt: Formatter) -> list[s
             )
         ]
     elif check.verdict == CheckVerdict.UNCHECKED:
-        lines = [chat_text(unchecked_key(computed.reason, computed.too_close), {}, fmt)]
+        lines = [say(unchecked_key(computed.reason, computed.too_close), {}, fmt)]
     else:
         lines = []
     numbers = numbers_text(record.category, computed.numbers, fmt)
@@ -193,12 +153,13 @@ def numbers_text(category: Category, n: CheckNumbers, fmt: Formatter) -> str | N
     return None
 
 
-def _claim_line(claim: Claim, state: GameState, fmt: Formatter) -> str:
+def claim_line(claim: Claim, state: GameState, fmt: Formatter) -> str:
+    """An end-game claim of the round, what the pins said and what the hider decided."""
     values = {"name": state.player(claim.claimed_by).name, "time": fmt.clock(claim.claimed_at)}
     if claim.verdict == CheckVerdict.AGREED:
         return fmt.t(N_("🎯 {name} claimed the end game at {time}: the pins agreed ✓"), **values)
     if claim.verdict == CheckVerdict.UNCHECKED:
-        why = chat_text(unchecked_key(claim.reason, False), {}, fmt)
+        why = say(unchecked_key(claim.reason, False), {}, fmt)
         return fmt.t(N_("🎯 {name} claimed the end game at {time}. {why}"), why=why, **values)
     if claim.on_transit:
         said = fmt.t(N_("the pins moved at transit speed"))

@@ -1,16 +1,11 @@
-"""The texts of the notices about play: questions, cards and curses.
-
-``messages.render`` is the entry point; this module only fills ``NOTICES``.
-"""
+"""The engine's notices about play: questions, cards and curses."""
 
 from __future__ import annotations
 
 import string
 
 from hideseek_chat.chat.i18n import Formatter
-from hideseek_chat.chat.text_parts import (
-    Params,
-    Renderer,
+from hideseek_chat.chat.texts.parts import (
     card_name,
     card_names,
     category_of,
@@ -19,18 +14,14 @@ from hideseek_chat.chat.text_parts import (
     lines,
     minutes,
     question_name,
-    registrar,
 )
+from hideseek_chat.chat.texts.registry import Params, text
 from hideseek_chat.rules.ruleset import Size
-
-NOTICES: dict[str, Renderer] = {}
-_notice = registrar(NOTICES)
-
 
 # ----- questions -----
 
 
-@_notice("question.asked")
+@text("question.asked")
 def _question_asked(p: Params, f: Formatter) -> str:
     question = question_name(p, f)
     if p.get("due_at") is None:
@@ -78,7 +69,7 @@ def _answer_hint(category: str | None, f: Formatter) -> str | None:
     return None
 
 
-@_notice("question.incoming")
+@text("question.incoming")
 def _question_incoming(p: Params, f: Formatter) -> str:
     key = "new_question" if p.get("new_question") else "question"
     question = question_name(p, f, key)
@@ -104,7 +95,7 @@ def _question_incoming(p: Params, f: Formatter) -> str:
     return lines(first, _answer_hint(category_of(p, f, key), f))
 
 
-@_notice("question.thermometer_done")
+@text("question.thermometer_done")
 def _thermometer_done(p: Params, f: Formatter) -> str:
     return f.t(
         "🌡️ The seekers have finished their thermometer ({question}). "
@@ -114,7 +105,7 @@ def _thermometer_done(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.answered")
+@text("question.answered")
 def _answered(p: Params, f: Formatter) -> str:
     text = f.t(
         "✅ {question}: {answer}",
@@ -132,7 +123,7 @@ def _answered(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.late_no_cards")
+@text("question.late_no_cards")
 def _late_no_cards(p: Params, f: Formatter) -> str:
     return f.t(
         "⌛ You answered {question} late, so you draw no cards for it.",
@@ -140,7 +131,7 @@ def _late_no_cards(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.free_no_cards")
+@text("question.free_no_cards")
 def _free_no_cards(p: Params, f: Formatter) -> str:
     return f.t(
         "🆓 {question} was the free question your curse cost you, so you draw no cards for it.",
@@ -148,7 +139,7 @@ def _free_no_cards(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.vetoed")
+@text("question.vetoed")
 def _vetoed(p: Params, f: Formatter) -> str:
     return f.t(
         "🚫 The hider vetoed {question}: no answer this time, and it still counts as asked.",
@@ -156,7 +147,7 @@ def _vetoed(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.randomized")
+@text("question.randomized")
 def _randomized(p: Params, f: Formatter) -> str:
     old, new = f.question(p["question"]), question_name(p, f, "new_question")
     if p.get("due_at") is None:
@@ -174,7 +165,7 @@ def _randomized(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.reminder")
+@text("question.reminder")
 def _reminder(p: Params, f: Formatter) -> str:
     return f.t(
         "⏰ Reminder: answer {question} by {time}.",
@@ -183,7 +174,7 @@ def _reminder(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.overdue")
+@text("question.overdue")
 def _overdue(p: Params, f: Formatter) -> str:
     return f.t(
         "⌛ {question} is overdue. The hider's clock stands still until they answer, and a "
@@ -192,7 +183,7 @@ def _overdue(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("question.overdue_hider")
+@text("question.overdue_hider")
 def _overdue_hider(p: Params, f: Formatter) -> str:
     return f.t(
         "⌛ Time's up for {question}! Your clock has stopped until you answer, and you draw "
@@ -204,7 +195,7 @@ def _overdue_hider(p: Params, f: Formatter) -> str:
 # ----- cards -----
 
 
-@_notice("draw.offer")
+@text("draw.offer")
 def _draw_offer(p: Params, f: Formatter) -> str:
     rows = [
         f.t("{number}. {card}", number=i, card=card_name(c, p, f))
@@ -219,19 +210,19 @@ def _draw_offer(p: Params, f: Formatter) -> str:
     return lines(head, *rows)
 
 
-@_notice("draw.kept")
+@text("draw.kept")
 def _draw_kept(p: Params, f: Formatter) -> str:
     if not p["cards"]:
         return f.t("🃏 The deck is empty: there were no cards left to draw.")
     return f.t("🃏 Into your hand: {cards}.", cards=card_names(p, f))
 
 
-@_notice("draw.deck_empty")
+@text("draw.deck_empty")
 def _deck_empty(p: Params, f: Formatter) -> str:
     return f.t("🃏 The deck and the discard pile are empty, so there's nothing to draw this time.")
 
 
-@_notice("hand.over_limit")
+@text("hand.over_limit")
 def _over_limit(p: Params, f: Formatter) -> str:
     return f.n(
         "✋ Your hand holds more than {limit} cards: play or discard {count} card before "
@@ -243,12 +234,12 @@ def _over_limit(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("hand.discarded")
+@text("hand.discarded")
 def _discarded(p: Params, f: Formatter) -> str:
     return f.t("🗑️ Discarded: {card}.", card=card_name(p["card"], p, f))
 
 
-@_notice("hand.expanded")
+@text("hand.expanded")
 def _expanded(p: Params, f: Formatter) -> str:
     return f.n(
         "🃏 Until the end of this round your hand holds up to {count} card.",
@@ -257,7 +248,7 @@ def _expanded(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("card.duplicated")
+@text("card.duplicated")
 def _duplicated(p: Params, f: Formatter) -> str:
     return f.t("🃏 Your Duplicate plays as a copy of {card}.", card=card_name(p["card"], p, f))
 
@@ -306,7 +297,7 @@ def curse_text(p: Params, f: Formatter) -> str | None:
         return text.replace("{", "").replace("}", "")
 
 
-@_notice("curse.cast")
+@text("curse.cast")
 def _curse_cast(p: Params, f: Formatter) -> str:
     banned = [f.question(q) for q in p.get("banned") or []]
     losses = p.get("losses")
@@ -333,7 +324,7 @@ def _curse_cast(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("curse.no_effect")
+@text("curse.no_effect")
 def _curse_no_effect(p: Params, f: Formatter) -> str:
     if p.get("die") is not None:
         return f.t(
@@ -344,22 +335,22 @@ def _curse_no_effect(p: Params, f: Formatter) -> str:
     return f.t("🎲 The {curse} was cast, but it has no effect this time.", curse=f.card(p["curse"]))
 
 
-@_notice("curse.spent")
+@text("curse.spent")
 def _curse_spent(p: Params, f: Formatter) -> str:
     return f.t("✅ That question used up the {curse}.", curse=f.card(p["curse"]))
 
 
-@_notice("curse.cleared")
+@text("curse.cleared")
 def _curse_cleared(p: Params, f: Formatter) -> str:
     return f.t("✅ {by} cleared the {curse}.", by=p["by"], curse=f.card(p["curse"]))
 
 
-@_notice("curse.cleared_hider")
+@text("curse.cleared_hider")
 def _curse_cleared_hider(p: Params, f: Formatter) -> str:
     return f.t("✅ The seekers have cleared your {curse}.", curse=f.card(p["curse"]))
 
 
-@_notice("curse.loss")
+@text("curse.loss")
 def _curse_loss(p: Params, f: Formatter) -> str:
     return f.t(
         "💀 The seekers lost a game against the {curse}: {losses} of {needed}.",
@@ -369,7 +360,7 @@ def _curse_loss(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("curse.lockout")
+@text("curse.lockout")
 def _curse_lockout(p: Params, f: Formatter) -> str:
     return f.t(
         "💀 That's {losses} of {needed} games lost: the seekers sit out until {time}, then "
@@ -381,7 +372,7 @@ def _curse_lockout(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("curse.penalty")
+@text("curse.penalty")
 def _curse_penalty(p: Params, f: Formatter) -> str:
     return f.t(
         "⏱️ The {curse} strikes: a bonus of {duration}.",
@@ -390,6 +381,6 @@ def _curse_penalty(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("curse.expired")
+@text("curse.expired")
 def _curse_expired(p: Params, f: Formatter) -> str:
     return f.t("⌛ The {curse} has worn off.", curse=f.card(p["curse"]))

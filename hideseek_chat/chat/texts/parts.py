@@ -1,34 +1,15 @@
-"""Pieces shared by the notice texts: a registry, and values formatted for one chat.
+"""Pieces shared by the notice texts: values formatted for one chat.
 
 Nothing here is a sentence of its own except the few words a sentence embeds (a game
-size, a card with its minutes); the sentences live in ``messages`` and ``notices_play``.
+size, a card with its minutes); the sentences live in ``notices_game`` and
+``notices_play``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
-
 from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.texts.registry import Params
 from hideseek_chat.rules.ruleset import CardKind, Size, SizeValues
-
-Params = Mapping[str, Any]
-Renderer = Callable[[Params, Formatter], str]
-
-
-def registrar(table: dict[str, Renderer]) -> Callable[[str], Callable[[Renderer], Renderer]]:
-    """A decorator factory that files a renderer in ``table`` under its notice key."""
-
-    def notice(key: str) -> Callable[[Renderer], Renderer]:
-        def register(renderer: Renderer) -> Renderer:
-            if key in table:
-                raise ValueError(f"two texts for {key}")
-            table[key] = renderer
-            return renderer
-
-        return register
-
-    return notice
 
 
 def lines(*texts: str | None) -> str:
@@ -37,6 +18,7 @@ def lines(*texts: str | None) -> str:
 
 
 def minutes(f: Formatter, value: float) -> str:
+    """A number of minutes as a span of time."""
     return f.duration(60 * value)
 
 

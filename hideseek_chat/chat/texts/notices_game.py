@@ -1,66 +1,24 @@
-"""The English texts of the engine's notices and refusals: ``render`` and ``render_error``.
+"""The engine's notices about the game and its rounds: setting up, rounds, results.
 
-The rules engine says what happened as ``Notify(to, key, params)`` and refuses with a
-``RuleViolation(key, params)``; the chat layer says it in words. Every sentence is a
-gettext msgid written literally at its ``fmt.t``/``fmt.n`` call, so
-``pybabel extract -k t -k n:1,2 -k N_`` finds it; values are formatted by the chat's
-``Formatter`` (units, clock, language). The texts about the game and its rounds are here,
-those about questions, cards and curses in ``notices_play``, refusals in ``errors_text``.
+The rules engine says what happened as ``Notify(to, key, params)``; these renderers say
+it in words. Notices about questions, cards and curses are in ``notices_play``.
 
 Secrecy: only ``zone.fixed`` (sent to the hider alone) names the hider's station. The
-station names that ``round.result`` and ``move.started`` carry are not shown.
+station names that ``round.result`` and ``move.started`` carry are not shown, except
+where the rules reveal them (the Move card names the station the hider leaves; the
+round's result names it once the round is over).
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Mapping
-from typing import Any
-
-from hideseek_chat.chat import notices_play
-from hideseek_chat.chat.errors_text import error_keys, has_error_text, render_error
 from hideseek_chat.chat.i18n import Formatter
-from hideseek_chat.chat.text_parts import (
-    Params,
-    Renderer,
-    lines,
-    minutes,
-    registrar,
-    size_word,
-)
-
-__all__ = ["error_keys", "has_error_text", "has_template", "notice_keys", "render", "render_error"]
-
-log = logging.getLogger(__name__)
-
-_NOTICES: dict[str, Renderer] = {}
-_notice = registrar(_NOTICES)
-
-
-def has_template(key: str) -> bool:
-    """Whether the notice ``key`` has its own text (otherwise the generic one is shown)."""
-    return key in _NOTICES or key in notices_play.NOTICES
-
-
-def notice_keys() -> frozenset[str]:
-    return frozenset(_NOTICES) | frozenset(notices_play.NOTICES)
-
-
-def render(key: str, params: Mapping[str, Any], fmt: Formatter) -> str:
-    """The text of the engine notice ``key``; never raises."""
-    renderer = _NOTICES.get(key) or notices_play.NOTICES.get(key)
-    if renderer is not None:
-        try:
-            return renderer(params, fmt)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            log.exception("cannot render %s with %r", key, params)
-    return fmt.t("ℹ️ Game update: {key}", key=key)
-
+from hideseek_chat.chat.texts.parts import lines, minutes, size_word
+from hideseek_chat.chat.texts.registry import Params, text
 
 # ----- setting up -----
 
 
-@_notice("game.created")
+@text("game.created")
 def _game_created(p: Params, f: Formatter) -> str:
     return lines(
         f.t("🎲 {admin} has set up a new game of Hide+Seek!", admin=p["admin"]),
@@ -69,7 +27,7 @@ def _game_created(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("game.joined")
+@text("game.joined")
 def _game_joined(p: Params, f: Formatter) -> str:
     return f.n(
         "👋 {name} joined. That's {count} team so far.",
@@ -79,17 +37,17 @@ def _game_joined(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("game.left")
+@text("game.left")
 def _game_left(p: Params, f: Formatter) -> str:
     return f.t("👋 {name} left the game.", name=p["name"])
 
 
-@_notice("game.new_admin")
+@text("game.new_admin")
 def _game_new_admin(p: Params, f: Formatter) -> str:
     return f.t("🛡️ {name} is the game's admin now.", name=p["name"])
 
 
-@_notice("team.joined")
+@text("team.joined")
 def _team_joined(p: Params, f: Formatter) -> str:
     return f.t(
         "🤝 {members} now play together as team {team}.",
@@ -98,7 +56,7 @@ def _team_joined(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("team.renamed")
+@text("team.renamed")
 def _team_renamed(p: Params, f: Formatter) -> str:
     return f.t("🏷️ A team has a new name: {team}.", team=p["team"])
 
@@ -119,7 +77,7 @@ def _mode(f: Formatter, mode: str) -> str:
     return f.t("Mode: classic, one hider against everyone else.")
 
 
-@_notice("game.settings")
+@text("game.settings")
 def _game_settings(p: Params, f: Formatter) -> str:
     timer = p.get("end_timer_min")
     rests = [f.t("{start}-{end}", start=a, end=b) for a, b in p.get("rest_periods") or []]
@@ -145,7 +103,7 @@ def _game_settings(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("game.begun")
+@text("game.begun")
 def _game_begun(p: Params, f: Formatter) -> str:
     return f.n(
         "🚦 The game is on! Hiding order: {order}. {count} round in all.",
@@ -155,29 +113,29 @@ def _game_begun(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("game.paused")
+@text("game.paused")
 def _game_paused(p: Params, f: Formatter) -> str:
     return f.t("⏸️ {by} paused the game. Every clock has stopped.", by=p["by"])
 
 
-@_notice("game.resumed")
+@text("game.resumed")
 def _game_resumed(p: Params, f: Formatter) -> str:
     return f.t("▶️ {by} resumed the game. The clocks are running again.", by=p["by"])
 
 
-@_notice("game.timer_up")
+@text("game.timer_up")
 def _game_timer_up(p: Params, f: Formatter) -> str:
     return f.t("⏰ The end-of-game timer has run out: time's up!")
 
 
-@_notice("rest.started")
+@text("rest.started")
 def _rest_started(p: Params, f: Formatter) -> str:
     return f.t(
         "😴 Rest period: every clock stops until {time}. Enjoy the break!", time=f.clock(p["until"])
     )
 
 
-@_notice("rest.ended")
+@text("rest.ended")
 def _rest_ended(p: Params, f: Formatter) -> str:
     return f.t("☀️ The rest period is over: the clocks are running again.")
 
@@ -185,7 +143,7 @@ def _rest_ended(p: Params, f: Formatter) -> str:
 # ----- rounds -----
 
 
-@_notice("round.hiding_started")
+@text("round.hiding_started")
 def _hiding_started(p: Params, f: Formatter) -> str:
     return f.t(
         "🙈 Round {round} of {rounds}: {hider} hides! The hiding period lasts {duration}, "
@@ -198,7 +156,7 @@ def _hiding_started(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("round.you_hide")
+@text("round.you_hide")
 def _you_hide(p: Params, f: Formatter) -> str:
     return f.t(
         "🏃 You're hiding this round! You have {duration}, until {time}, to get to a station "
@@ -208,7 +166,7 @@ def _you_hide(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("round.hiding_reminder")
+@text("round.hiding_reminder")
 def _hiding_reminder(p: Params, f: Formatter) -> str:
     return f.t(
         "⏰ {duration} of hiding time left. Be at your station when it runs out!",
@@ -216,7 +174,7 @@ def _hiding_reminder(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("round.hiding_reminder_group")
+@text("round.hiding_reminder_group")
 def _hiding_reminder_group(p: Params, f: Formatter) -> str:
     return f.t(
         "⏰ Seekers, get ready: the hiding period ends in {duration}.",
@@ -224,7 +182,7 @@ def _hiding_reminder_group(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("round.seeking_started")
+@text("round.seeking_started")
 def _seeking_started(p: Params, f: Formatter) -> str:
     return f.t(
         "🔎 Round {round}: seekers, off you go! The hider's zone reaches {distance} around a "
@@ -234,7 +192,7 @@ def _seeking_started(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("zone.fixed")
+@text("zone.fixed")
 def _zone_fixed(p: Params, f: Formatter) -> str:
     # The only text that names the station: it goes to the hider alone.
     return f.t(
@@ -245,7 +203,7 @@ def _zone_fixed(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("move.started")
+@text("move.started")
 def _move_started(p: Params, f: Formatter) -> str:
     # The Move card reveals the station the hider leaves: the rules tell the seekers.
     if p.get("old_station"):
@@ -266,7 +224,7 @@ def _move_started(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("move.hider")
+@text("move.hider")
 def _move_hider(p: Params, f: Formatter) -> str:
     return f.t(
         "🚚 Move played: your hand is discarded, and you have {duration}, until {time}, to "
@@ -276,12 +234,12 @@ def _move_hider(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("move.ended")
+@text("move.ended")
 def _move_ended(p: Params, f: Formatter) -> str:
     return f.t("🔎 The Move is over: seekers, you may travel and ask questions again.")
 
 
-@_notice("endgame.started")
+@text("endgame.started")
 def _endgame_started(p: Params, f: Formatter) -> str:
     if p.get("by"):
         return f.t(
@@ -295,7 +253,7 @@ def _endgame_started(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("endgame.hider")
+@text("endgame.hider")
 def _endgame_hider(p: Params, f: Formatter) -> str:
     return f.t(
         "🎯 The seekers are in your zone. Stay exactly where you are: this is your hiding "
@@ -303,7 +261,7 @@ def _endgame_hider(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("catch.claimed")
+@text("catch.claimed")
 def _catch_claimed(p: Params, f: Formatter) -> str:
     # No distance here: with the claimer's pin, a far claim would tell where the hider is.
     return f.t(
@@ -311,7 +269,7 @@ def _catch_claimed(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("catch.confirm")
+@text("catch.confirm")
 def _catch_confirm(p: Params, f: Formatter) -> str:
     if p.get("distance_m") is not None:
         return f.t(
@@ -326,12 +284,12 @@ def _catch_confirm(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("catch.denied")
+@text("catch.denied")
 def _catch_denied(p: Params, f: Formatter) -> str:
     return f.t("❌ The hider says {by} hasn't spotted them yet. The search goes on!", by=p["by"])
 
 
-@_notice("catch.confirmed")
+@text("catch.confirmed")
 def _catch_confirmed(p: Params, f: Formatter) -> str:
     if p["team"] == p["by"]:
         return f.t("✅ Found! {by} caught the hider.", by=p["by"])
@@ -356,7 +314,7 @@ def _result_header(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("round.result")
+@text("round.result")
 def _round_result(p: Params, f: Formatter) -> str:
     # The round is over, so the station is no longer a secret.
     where = (
@@ -387,7 +345,7 @@ def _round_result(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("round.handover")
+@text("round.handover")
 def _handover(p: Params, f: Formatter) -> str:
     return f.t(
         "🔄 Next to hide: {next_hider}. Their hiding period starts at {time} at the latest, "
@@ -397,7 +355,7 @@ def _handover(p: Params, f: Formatter) -> str:
     )
 
 
-@_notice("round.next_you_hide")
+@text("round.next_you_hide")
 def _next_you_hide(p: Params, f: Formatter) -> str:
     return f.t(
         "🙈 You hide next! Plan your route: your hiding period starts at {time} at the latest, "
@@ -433,7 +391,7 @@ def _score_row(rank: int, row: Params, mode: str, f: Formatter) -> str:
     return f.t("{rank}. {team}: {time}", rank=rank, team=row["team"], time=f.duration(score))
 
 
-@_notice("game.over")
+@text("game.over")
 def _game_over(p: Params, f: Formatter) -> str:
     winners = list(p.get("winners") or [])
     if len(winners) > 1:

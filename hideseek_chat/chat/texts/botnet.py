@@ -1,8 +1,7 @@
-"""What the botnet game says: refusals, announcements and the board as a fixed-width grid.
+"""What the botnet game says: its refusals (``botnet.*``), announcements and the board
+as a fixed-width grid.
 
-Every msgid is a literal at its ``fmt.t``/``fmt.n`` call (or marked with ``N_``) so that
-``hideseek-chat i18n extract`` finds it. The grid and the device names (``e6``) are the
-same in every language.
+The grid and the device names (``e6``) are the same in every language.
 """
 
 from __future__ import annotations
@@ -11,81 +10,82 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hideseek_chat.chat.i18n import N_, Formatter
+from hideseek_chat.chat.texts.registry import Params, plain_texts
+from hideseek_chat.pictures.botnet import MARKS
 from hideseek_chat.rules.botnet import COLUMNS, SIZE, Cell, Ending, Match, cell_name
 
-#: How each seat's botnet is marked on the grid, the buttons and the picture.
-MARKS = ("X", "O")
+#: A free device on the grid (each seat's mark is the picture's, ``pictures.botnet.MARKS``).
 EMPTY = "·"
 
-ERRORS: dict[str, str] = {
-    "botnet.illegal": N_("The rules of the botnet game don't allow that."),
-    "botnet.bad_cell": N_(
-        "“{text}” isn't a device on the board: name a column a–h and a row 1–8, like e6."
-    ),
-    "botnet.over": N_("That match is over. Send /botnet to start a new one."),
-    "botnet.not_your_turn": N_("It isn't your turn: wait for your opponent."),
-    "botnet.claim_first": N_(
-        "Your proxy has moved this turn: now claim a device for your botnet in the group."
-    ),
-    "botnet.move_first": N_(
-        "Move your proxy first: the choices are in our private chat (/move there)."
-    ),
-    "botnet.must_move": N_(
-        "Your proxy is on {cell} already: it has to move to a neighbouring device."
-    ),
-    "botnet.not_neighbour": N_(
-        "{cell} isn't next to your proxy on {here}: it moves one device up, down, left or "
-        "right, never diagonally."
-    ),
-    "botnet.into_own_botnet": N_(
-        "{cell} is in your botnet: a proxy can't move into a device of either botnet."
-    ),
-    "botnet.into_their_botnet": N_(
-        "{cell} is in your opponent's botnet: a proxy can't move into a device of either botnet."
-    ),
-    "botnet.visited": N_(
-        "Your proxy has been on {cell} before: it can never return to a device it occupied."
-    ),
-    "botnet.claimed_own": N_("{cell} is in your botnet already: claim an unclaimed device."),
-    "botnet.claimed_theirs": N_("{cell} is in your opponent's botnet: claim an unclaimed device."),
-    "botnet.no_match": N_("No botnet match is running here. Send /botnet to start one."),
-    "botnet.not_seated": N_("Only {names} play this match."),
-    "botnet.own_challenge": N_("That's your own challenge: wait for someone to accept it."),
-    "botnet.challenge_for": N_("This challenge is for @{username}."),
-    "botnet.running": N_(
-        "A botnet match is running in this group already: /botnet shows its board."
-    ),
-    "botnet.stale": N_("That board is out of date: use the newest one."),
-    "botnet.bad_target": N_(
-        "Challenge someone by their username, like /botnet @name, or send /botnet alone "
-        "and anyone here can accept."
-    ),
-    "botnet.no_cell": N_("Say which device, like /{command} e6."),
-    "botnet.choosing": N_("First decide who moves first, with the buttons under the match."),
-    "botnet.started": N_("The match has started already."),
-    "botnet.move_in_private": N_(
-        "Move your proxy in our private chat, never here. I've deleted your message so that "
-        "your opponent can't read it."
-    ),
-    "botnet.claim_in_group": N_(
-        "Claim devices in the group, where your opponent sees them: /claim e6 there."
-    ),
-    "botnet.several": N_("You play more than one botnet match: use the buttons I sent you."),
-    "botnet.several_resign": N_(
-        "You play more than one botnet match: send /resign in the group of the one you give up."
-    ),
-}
+
+def _names(p: Params, f: Formatter) -> Mapping[str, Any]:
+    return {"names": f.names(list(p["names"]))} if "names" in p else {}
 
 
-def error_text(key: str, params: Mapping[str, Any], fmt: Formatter) -> str | None:
-    """The sentence for a ``botnet.*`` refusal, or None when ``key`` is not one."""
-    msgid = ERRORS.get(key)
-    if msgid is None:
-        return None
-    values = dict(params)
-    if "names" in values:
-        values["names"] = fmt.names(list(values["names"]))
-    return fmt.t(msgid, **values)
+plain_texts(
+    {
+        "botnet.illegal": N_("The rules of the botnet game don't allow that."),
+        "botnet.bad_cell": N_(
+            "“{text}” isn't a device on the board: name a column a–h and a row 1–8, like e6."
+        ),
+        "botnet.over": N_("That match is over. Send /botnet to start a new one."),
+        "botnet.not_your_turn": N_("It isn't your turn: wait for your opponent."),
+        "botnet.claim_first": N_(
+            "Your proxy has moved this turn: now claim a device for your botnet in the group."
+        ),
+        "botnet.move_first": N_(
+            "Move your proxy first: the choices are in our private chat (/move there)."
+        ),
+        "botnet.must_move": N_(
+            "Your proxy is on {cell} already: it has to move to a neighbouring device."
+        ),
+        "botnet.not_neighbour": N_(
+            "{cell} isn't next to your proxy on {here}: it moves one device up, down, left or "
+            "right, never diagonally."
+        ),
+        "botnet.into_own_botnet": N_(
+            "{cell} is in your botnet: a proxy can't move into a device of either botnet."
+        ),
+        "botnet.into_their_botnet": N_(
+            "{cell} is in your opponent's botnet: a proxy can't move into a device of either "
+            "botnet."
+        ),
+        "botnet.visited": N_(
+            "Your proxy has been on {cell} before: it can never return to a device it occupied."
+        ),
+        "botnet.claimed_own": N_("{cell} is in your botnet already: claim an unclaimed device."),
+        "botnet.claimed_theirs": N_(
+            "{cell} is in your opponent's botnet: claim an unclaimed device."
+        ),
+        "botnet.no_match": N_("No botnet match is running here. Send /botnet to start one."),
+        "botnet.not_seated": N_("Only {names} play this match."),
+        "botnet.own_challenge": N_("That's your own challenge: wait for someone to accept it."),
+        "botnet.challenge_for": N_("This challenge is for @{username}."),
+        "botnet.running": N_(
+            "A botnet match is running in this group already: /botnet shows its board."
+        ),
+        "botnet.stale": N_("That board is out of date: use the newest one."),
+        "botnet.bad_target": N_(
+            "Challenge someone by their username, like /botnet @name, or send /botnet alone "
+            "and anyone here can accept."
+        ),
+        "botnet.no_cell": N_("Say which device, like /{command} e6."),
+        "botnet.choosing": N_("First decide who moves first, with the buttons under the match."),
+        "botnet.started": N_("The match has started already."),
+        "botnet.move_in_private": N_(
+            "Move your proxy in our private chat, never here. I've deleted your message so that "
+            "your opponent can't read it."
+        ),
+        "botnet.claim_in_group": N_(
+            "Claim devices in the group, where your opponent sees them: /claim e6 there."
+        ),
+        "botnet.several": N_("You play more than one botnet match: use the buttons I sent you."),
+        "botnet.several_resign": N_(
+            "You play more than one botnet match: send /resign in the group of the one you give up."
+        ),
+    },
+    _names,
+)
 
 
 def grid(match: Match, paths: Sequence[int] = ()) -> str:
@@ -129,6 +129,7 @@ def legend(match: Match, names: Sequence[str], fmt: Formatter) -> str:
 
 
 def path_text(cells: Sequence[Cell]) -> str:
+    """A proxy's path: ``e4 → e5 → f5``."""
     return " → ".join(cell_name(cell) for cell in cells)
 
 

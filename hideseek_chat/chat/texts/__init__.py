@@ -1,0 +1,178 @@
+"""The chat layer's texts: one registry of keyed texts, plus the screens built from data.
+
+Keyed texts (one shape: a renderer ``(params, fmt) -> str`` per key)
+
+- ``say(key, params, fmt) -> str``: the text of any key, never raising:
+  the engine's notices (``game.*``, ``round.*``, ``question.*``, ``curse.*`` ...), its
+  refusals (``error.*``), the botnet game's refusals (``botnet.*``) and the conversation's
+  own sentences (``chat.*``). A key without a text, or whose renderer fails on the params
+  (logged), gets its family's generic text: ``ℹ️ Game update: {key}`` for a notice,
+  ``Sorry, that isn't possible right now.`` for ``error.*``/``botnet.*``,
+  ``Sorry, that did not work.`` for ``chat.*``.
+- ``has_text(key)``; ``notice_keys()``, ``refusal_keys()`` (``error.*``),
+  ``botnet_keys()`` and ``chat_keys()``: what is registered, for tests.
+
+Reasons (``reasons``): ``map_problem(code, fmt)``, ``why_no_answer(code, fmt)``,
+``unchecked_key(code, too_close)``, ``verdict_note(verdict, reason, too_close, fmt)``,
+``reason_group(code)``, ``codes_in(group)``, ``REASONS``.
+
+Screens (pure functions of their arguments; none reads or writes a database):
+
+- ``screens``: ``status_text``, ``score_text``, ``hand_text``, ``track_text``,
+  ``ask_menu_text``, ``offer_label``;
+- ``answers``: ``suggestion_text``, ``suggestion_numbers``, ``automatic_text``,
+  ``held_answer`` (-> ``HeldAnswer``: text, two button labels, toast),
+  ``claim_hider_text``, ``answer_note``, ``claim_note``;
+- ``review``: ``review_text``, ``question_line``, ``check_lines``, ``claim_line``,
+  ``numbers_text``;
+- ``botnet``: ``grid``, ``legend``, ``path_text``, ``whose_turn``, ``claimed``,
+  ``ending``, ``MARKS``, ``EMPTY``;
+- ``help``: ``help_text(sections, fmt, notes=HELP_NOTES)`` with the headings
+  ``IN_GROUP``, ``IN_PRIVATE``, ``ANYWHERE``.
+
+Every msgid is a literal at its ``fmt.t``/``fmt.n``/``N_`` call, so
+``pybabel extract -k t -k n:1,2 -k N_`` finds it.
+"""
+
+from __future__ import annotations
+
+# Importing these modules registers their texts.
+from hideseek_chat.chat.texts import conversation, notices_game, notices_play, refusals
+from hideseek_chat.chat.texts.answers import (
+    ClaimFacts,
+    HeldAnswer,
+    answer_note,
+    automatic_text,
+    claim_hider_text,
+    claim_note,
+    held_answer,
+    suggestion_numbers,
+    suggestion_text,
+)
+from hideseek_chat.chat.texts.botnet import (
+    EMPTY,
+    MARKS,
+    claimed,
+    ending,
+    grid,
+    legend,
+    path_text,
+    whose_turn,
+)
+from hideseek_chat.chat.texts.help import (
+    ANYWHERE,
+    HELP_NOTES,
+    IN_GROUP,
+    IN_PRIVATE,
+    HelpSection,
+    help_text,
+)
+from hideseek_chat.chat.texts.notices_play import curse_text
+from hideseek_chat.chat.texts.reasons import (
+    REASONS,
+    Reason,
+    codes_in,
+    map_problem,
+    reason_group,
+    unchecked_key,
+    verdict_note,
+    why_no_answer,
+)
+from hideseek_chat.chat.texts.registry import CHAT_PREFIX, Params, Renderer, has_text, keys, say
+from hideseek_chat.chat.texts.review import (
+    check_lines,
+    claim_line,
+    numbers_text,
+    question_line,
+    review_text,
+)
+from hideseek_chat.chat.texts.screens import (
+    PHASES,
+    ask_menu_text,
+    hand_text,
+    offer_label,
+    score_text,
+    status_text,
+    track_text,
+)
+
+__all__ = [
+    "ANYWHERE",
+    "EMPTY",
+    "HELP_NOTES",
+    "IN_GROUP",
+    "IN_PRIVATE",
+    "MARKS",
+    "PHASES",
+    "REASONS",
+    "ClaimFacts",
+    "HeldAnswer",
+    "HelpSection",
+    "Params",
+    "Reason",
+    "Renderer",
+    "answer_note",
+    "ask_menu_text",
+    "automatic_text",
+    "botnet_keys",
+    "chat_keys",
+    "check_lines",
+    "claim_hider_text",
+    "claim_line",
+    "claim_note",
+    "claimed",
+    "codes_in",
+    "curse_text",
+    "ending",
+    "grid",
+    "hand_text",
+    "has_text",
+    "held_answer",
+    "help_text",
+    "legend",
+    "map_problem",
+    "notice_keys",
+    "numbers_text",
+    "offer_label",
+    "path_text",
+    "question_line",
+    "reason_group",
+    "refusal_keys",
+    "review_text",
+    "say",
+    "score_text",
+    "status_text",
+    "suggestion_numbers",
+    "suggestion_text",
+    "track_text",
+    "unchecked_key",
+    "verdict_note",
+    "whose_turn",
+    "why_no_answer",
+]
+
+_MODULES = (conversation, notices_game, notices_play, refusals)  # imported for their texts
+
+
+def _with_prefix(*prefixes: str) -> frozenset[str]:
+    return frozenset(key for key in keys() if key.startswith(prefixes))
+
+
+def refusal_keys() -> frozenset[str]:
+    """The engine's refusals with a text of their own (``error.*``)."""
+    return _with_prefix("error.")
+
+
+def botnet_keys() -> frozenset[str]:
+    """The botnet game's refusals with a text of their own (``botnet.*``)."""
+    return _with_prefix("botnet.")
+
+
+def chat_keys() -> frozenset[str]:
+    """The conversation's own sentences (``chat.*``)."""
+    return _with_prefix(CHAT_PREFIX)
+
+
+def notice_keys() -> frozenset[str]:
+    """The engine's notices with a text of their own (every other key)."""
+    return keys() - refusal_keys() - botnet_keys() - chat_keys()

@@ -1,0 +1,187 @@
+"""Screens the players ask for: /status, /score, /hand, /track and the /ask menu.
+
+Secrecy: ``status_text`` and ``score_text`` go to the group; they never name the hider's
+station or position. ``track_text`` is for the hider's private chat only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from hideseek_chat.chat.i18n import N_, Formatter
+from hideseek_chat.chat.texts.registry import say
+from hideseek_chat.rules.clock import hiding_seconds
+from hideseek_chat.rules.curses import is_active
+from hideseek_chat.rules.questions import QuestionOffer
+from hideseek_chat.rules.scoring import scoreboard
+from hideseek_chat.rules.state import CardZone, GameState, Phase
+
+#: Each phase as the status names it.
+PHASES = {
+    Phase.SETUP: N_("Setting up — /join, then the admin sends /begin"),
+    Phase.HIDING: N_("Hiding period"),
+    Phase.SEEKING: N_("Seeking"),
+    Phase.MOVING: N_("The hider is moving"),
+    Phase.END_GAME: N_("End game: the seekers are in the zone"),
+    Phase.HANDOVER: N_("Between rounds"),
+    Phase.GAME_OVER: N_("Game over"),
+}
+
+
+def status_text(
+    state: GameState,
+    fmt: Formatter,
+    now: datetime,
+    last_seen: Mapping[str, datetime | None],
+) -> str:
+    """The group's status: phase, clocks, pending question, curses, seekers' ping ages."""
+    lines = [fmt.t(N_("📋 Status — {phase}"), phase=fmt.t(PHASES[state.phase]))]
+    if state.is_paused:
+        lines.append(fmt.t(N_("⏸ Paused")))
+    current = state.current_round
+    if current is not None and state.phase != Phase.GAME_OVER:
+        hider = state.team(current.hider_team_id).name
+        lines.append(
+            fmt.t(N_("Round {number} — {hider} hiding"), number=current.number, hider=hider)
+        )
+        for deadline in state.open_deadlines():
+            if deadline.kind.value == "hiding_ends" and deadline.due_at:
+                lines.append(
+                    fmt.t(
+                        N_("Hiding period ends at {time} (in {left})"),
+                        time=fmt.clock(deadline.due_at),
+                        left=fmt.duration((deadline.due_at - now).total_seconds()),
+                    )
+                )
+        if current.seeking_started_at is not None:
+            lines.append(
+                fmt.t(
+                    N_("Hiding time so far: {time}"),
+                    time=fmt.duration(hiding_seconds(state, current, now)),
+                )
+            )
+        pending = state.pending_question()
+        if pending is not None:
+            if pending.due_at is not None:
+                lines.append(
+                    fmt.t(
+                        N_("❓ Waiting for the answer to {question} (due {time})"),
+                        question=fmt.question(pending.question_id, pending.distance_m),
+                        time=fmt.clock(pending.due_at),
+                    )
+                )
+            else:
+                lines.append(
+                    fmt.t(
+                        N_("🌡 {question} under way"),
+                        question=fmt.question(pending.question_id, pending.distance_m),
+                    )
+                )
+        for curse in state.round_curses():
+            if not is_active(curse, now):
+                continue
+            if curse.expires_at is not None:
+                lines.append(
+                    fmt.t(
+                        N_("🔮 {curse} until {time}"),
+                        curse=fmt.card(curse.def_id),
+                        time=fmt.clock(curse.expires_at),
+                    )
+                )
+            else:
+                lines.append(
+                    fmt.t(N_("🔮 {curse} — /cleared when done"), curse=fmt.card(curse.def_id))
+                )
+        seekers = [p for t in state.seeker_team_ids() for p in state.team_players(t)]
+        for player in seekers:
+            seen = last_seen.get(player.ref)
+            if seen is None:
+                lines.append(fmt.t(N_("📍 {name}: no location yet"), name=player.name))
+            else:
+                lines.append(
+                    fmt.t(
+                        N_("📍 {name}: seen {age} ago"),
+                        name=player.name,
+                        age=fmt.duration(max(0.0, (now - seen).total_seconds())),
+                    )
+                )
+    elif state.phase == Phase.SETUP:
+        names = [p.name for p in state.players if p.active]
+        lines.append(fmt.t(N_("Players: {names}"), names=fmt.names(names) or "—"))
+    if state.game_timer_at is not None and state.phase != Phase.GAME_OVER:
+        lines.append(fmt.t(N_("The game ends at {time}"), time=fmt.clock(state.game_timer_at)))
+    return "\n".join(lines)
+
+
+def score_text(state: GameState, fmt: Formatter) -> str:
+    """The scores so far, and the winners once the game is over."""
+    board = scoreboard(state)
+    lines = [fmt.t(N_("🏆 Scores"))]
+    for row in board["rows"]:
+        score = row["score"]
+        if score is None:
+            value = fmt.t(N_("no finished run yet"))
+        elif board["mode"] == "teams_points":
+            value = fmt.n("{count} point", "{count} points", int(score))
+        else:
+            value = fmt.duration(score)
+        lines.append(fmt.t(N_("{team}: {value}"), team=row["team"], value=value))
+    if board["winners"] and state.phase == Phase.GAME_OVER:
+        lines.append(fmt.t(N_("Winner: {names}"), names=fmt.names(board["winners"])))
+    return "\n".join(lines)
+
+
+def hand_text(state: GameState, fmt: Formatter, team_id: int, limit: int) -> str:
+    """The cards in ``team_id``'s hand, out of ``limit`` (that team's private chats only)."""
+    hand = state.cards_in(CardZone.HAND, team_id)
+    if not hand:
+        return fmt.t(N_("🃏 Your hand is empty."))
+    lines = [fmt.t(N_("🃏 Your hand ({count} of {limit}):"), count=len(hand), limit=limit)]
+    lines.extend(f"• {fmt.card(card.def_id)}" for card in hand)
+    return "\n".join(lines)
+
+
+def track_text(
+    state: GameState,
+    fmt: Formatter,
+    now: datetime,
+    seekers: Sequence[tuple[str, float | None, datetime | None]],
+) -> str:
+    """For the hider: each seeker's distance from them and the age of the ping."""
+    lines = [fmt.t(N_("🛰 Where the seekers were last seen:"))]
+    for name, distance, at in seekers:
+        if at is None:
+            lines.append(fmt.t(N_("{name}: no location yet"), name=name))
+        elif distance is None:
+            lines.append(
+                fmt.t(
+                    N_("{name}: seen {age} ago (share your live location to see distances)"),
+                    name=name,
+                    age=fmt.duration((now - at).total_seconds()),
+                )
+            )
+        else:
+            lines.append(
+                fmt.t(
+                    N_("{name}: {distance} from you, seen {age} ago"),
+                    name=name,
+                    distance=fmt.distance(distance),
+                    age=fmt.duration((now - at).total_seconds()),
+                )
+            )
+    return "\n".join(lines)
+
+
+def ask_menu_text(offers: Sequence[QuestionOffer], fmt: Formatter) -> str:
+    """The line above the /ask menu's buttons (one button per offer)."""
+    if not offers:
+        return say("chat.ask_nothing", {}, fmt)
+    return fmt.t(N_("❓ Which question? (the hider draws/keeps cards as shown)"))
+
+
+def offer_label(offer: QuestionOffer, fmt: Formatter) -> str:
+    """A question on offer with what it costs the hider: ``Radar 1 km (draw 2, keep 1)``."""
+    cost = fmt.t(N_("draw {draw}, keep {keep}"), draw=offer.draw, keep=offer.keep)
+    again = f" ×{offer.times_asked + 1}" if offer.times_asked else ""
+    return f"{fmt.question(offer.question.id)}{again} ({cost})"
