@@ -26,7 +26,15 @@ from hideseek_chat.store.pings import Ping, PingTarget
 from hideseek_chat.store.privacy import Erasure, delete_player_data, purge_pings
 from hideseek_chat.store.repository import GameNotFound, LoadedGame
 from hideseek_chat.store.scheduler import Fired, Scheduler
-from hideseek_chat.store.uow import UnitOfWork, UnitOfWorkFactory, handle, start_game
+from hideseek_chat.store.uow import (
+    UnitOfWork,
+    UnitOfWorkFactory,
+    apply_event,
+    create_game,
+    fire_due,
+    handle,
+    start_game,
+)
 
 
 def unit_of_work_factory(engine: Engine) -> UnitOfWorkFactory:
@@ -51,9 +59,12 @@ __all__ = [
     "StationData",
     "UnitOfWork",
     "UnitOfWorkFactory",
+    "apply_event",
+    "create_game",
     "database_url",
     "delete_player_data",
     "deliver",
+    "fire_due",
     "handle",
     "make_engine",
     "ping_retention",

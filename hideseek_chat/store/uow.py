@@ -28,7 +28,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from hideseek_chat.rules import apply, due_deadlines
 from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import DeadlineReached, Event
-from hideseek_chat.rules.ruleset import Ruleset, load_ruleset
+from hideseek_chat.rules.ruleset import Ruleset
+from hideseek_chat.rules.ruleset_loader import load_ruleset
 from hideseek_chat.rules.state import GameState
 from hideseek_chat.store.botnet import BotnetMatches
 from hideseek_chat.store.chats import Chats
@@ -124,21 +125,51 @@ def handle(
         if update_id is not None and uow.updates.is_processed(update_id):
             return []
         state = uow.games.get(game_id)
-        ruleset = rulesets(state.ruleset)
-        # Timers that fell due before this event fire first, at their own times, so a
-        # lagging scheduler never lets a later event jump ahead of them.
-        decisions: list[Decision] = []
-        while due := due_deadlines(state, now):
-            deadline = due[0]
-            assert deadline.due_at is not None
-            timer = DeadlineReached(deadline.id)
-            state, fired = apply(ruleset, state, timer, deadline.due_at)
-            record_applied(uow, game_id, state, timer, fired, deadline.due_at, None)
-            decisions.extend(fired)
-        new_state, applied = apply(ruleset, state, event, now)
-        record_applied(uow, game_id, new_state, event, applied, now, update_id)
+        _, decisions = apply_event(
+            uow, game_id, state, rulesets(state.ruleset), event, now, update_id
+        )
         uow.commit()
-    return decisions + applied
+    return decisions
+
+
+def apply_event(
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    ruleset: Ruleset,
+    event: Event,
+    now: datetime,
+    update_id: str | None = None,
+) -> tuple[GameState, list[Decision]]:
+    """Apply ``event`` to ``state`` (the locked game's) inside ``uow``; return the new state
+    and every decision, those of timers that fell due first included. Does not commit.
+
+    A ``RuleViolation`` propagates; the caller rolls back.
+    """
+    state, fired = fire_due(uow, game_id, state, ruleset, now)
+    new_state, applied = apply(ruleset, state, event, now)
+    record_applied(uow, game_id, new_state, event, applied, now, update_id)
+    return new_state, fired + applied
+
+
+def fire_due(
+    uow: UnitOfWork, game_id: int, state: GameState, ruleset: Ruleset, now: datetime
+) -> tuple[GameState, list[Decision]]:
+    """Fire, at their own times, the timers of ``state`` that fell due by ``now``, and write
+    them; return the state after them and their decisions. Does not commit.
+
+    An event applied at ``now`` comes after them, so a lagging scheduler never lets a later
+    event jump ahead of a timer.
+    """
+    decisions: list[Decision] = []
+    while due := due_deadlines(state, now):
+        deadline = due[0]
+        assert deadline.due_at is not None
+        timer = DeadlineReached(deadline.id)
+        state, fired = apply(ruleset, state, timer, deadline.due_at)
+        record_applied(uow, game_id, state, timer, fired, deadline.due_at, None)
+        decisions.extend(fired)
+    return state, decisions
 
 
 def start_game(
@@ -157,13 +188,26 @@ def start_game(
     with uow_factory() as uow:
         if update_id is not None and uow.updates.is_processed(update_id):
             return None
-        game_id = uow.games.create(chat_key, state, now)
-        admin = state.player(state.admin_player_id).ref if state.admin_player_id else None
-        uow.events.append_created(game_id, state, admin, now, update_id)
-        uow.outbox.add(game_id, decisions, now)
-        if update_id is not None:
-            uow.updates.mark_processed(update_id, now, game_id)
+        game_id = create_game(uow, chat_key, state, decisions, now, update_id)
         uow.commit()
+    return game_id
+
+
+def create_game(
+    uow: UnitOfWork,
+    chat_key: str,
+    state: GameState,
+    decisions: Iterable[Decision],
+    now: datetime,
+    update_id: str | None = None,
+) -> int:
+    """Store a new game inside ``uow`` (logged, its decisions queued); does not commit."""
+    game_id = uow.games.create(chat_key, state, now)
+    admin = state.player(state.admin_player_id).ref if state.admin_player_id else None
+    uow.events.append_created(game_id, state, admin, now, update_id)
+    uow.outbox.add(game_id, decisions, now)
+    if update_id is not None:
+        uow.updates.mark_processed(update_id, now, game_id)
     return game_id
 
 
