@@ -19,6 +19,7 @@ from telegram.ext import ContextTypes
 from telegram.request import BaseRequest
 
 from hideseek_chat.chat.clock import GameClock
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.config import Config
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset
@@ -31,7 +32,6 @@ from hideseek_chat.store import (
 )
 from hideseek_chat.telegram.bot import (
     ALLOWED_UPDATES,
-    ConversationLike,
     TelegramApp,
     build_application,
 )
@@ -66,12 +66,9 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
     uow_factory = unit_of_work_factory(engine)
     clock = GameClock(config.clock_speed)
 
-    def conversation(bot_name: str) -> ConversationLike:
-        # Imported late: the chat layer pulls in the geo stack, which the CLI's other
-        # commands never need. The chat layer renders no bot name itself (private-chat
-        # buttons are deep links the adapter builds), so ``bot_name`` stays here.
-        from hideseek_chat.chat.service import Conversation
-
+    def conversation(bot_name: str) -> Conversation:
+        # The chat layer renders no bot name itself (private-chat buttons are deep links
+        # the adapter builds), so ``bot_name`` stays here.
         if not config.rulesets_dirs:
             return Conversation(uow_factory)
         return Conversation(

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from hideseek_chat import geo
-from hideseek_chat.chat.commands import ChatError
+from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.mappack import BOUNDARY_KIND, PACK_FORMAT, PACK_KEY, STATION_KIND
 from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWork

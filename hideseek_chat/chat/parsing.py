@@ -8,20 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset, Size
 from hideseek_chat.rules.units import DistanceError, parse_distance
-
-
-class ChatError(ValueError):
-    """Something the person typed or pressed cannot be done; ``key`` names the message."""
-
-    def __init__(self, key: str, **params: Any) -> None:
-        super().__init__(key)
-        self.key = key
-        self.params = params
-
 
 SIZES = {"small": Size.SMALL, "s": Size.SMALL, "medium": Size.MEDIUM, "m": Size.MEDIUM}
 SIZES |= {"large": Size.LARGE, "l": Size.LARGE}

@@ -1,8 +1,10 @@
-"""The referee's eyes: turn stored pins and the map into engine facts and hider advice.
+"""The referee's eyes: turn pins and the map into engine facts and hider advice.
 
-Pure functions over pins, the game state and a map index; the service fetches the pins
-and feeds back the events returned here. Everything a result holds beyond
-``geo.public_answer`` is for the hider only.
+Pure functions over pins, the game state and a map index: ``sightings`` reads the pins,
+the pins handler feeds back the events returned here (the zone fixed, the end game started,
+a thermometer finished). How long a pin counts and what it may start are rules
+(``rules.pins``). Everything a result holds beyond ``geo.public_answer`` is for the hider
+only.
 """
 
 from __future__ import annotations
@@ -14,25 +16,22 @@ from typing import Any
 
 from hideseek_chat import geo
 from hideseek_chat.geo import MapIndex, Pin, PinSource
+from hideseek_chat.rules import pins
+from hideseek_chat.rules.events import EndGameStarted, ThermometerFinished, ZoneFixed
 from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset
 from hideseek_chat.rules.state import GameState, Question
 from hideseek_chat.rules.state import Zone as StateZone
 from hideseek_chat.store import Ping
-
-#: A one-off pin older than this does not count for automatic answers, the zone or a catch.
-MAX_PIN_AGE = timedelta(minutes=15)
-#: A live location stays current much longer: phones only send an edit when they move, so
-#: a hider sitting still sends none for as long as they sit.
-MAX_LIVE_AGE = timedelta(hours=2)
+from hideseek_chat.store.checks import CheckVerdict
 
 
 def max_age(ping: Ping) -> timedelta:
     """How long ``ping`` counts as where its person is."""
-    return MAX_LIVE_AGE if ping.source == "live" else MAX_PIN_AGE
+    return pins.max_pin_age(ping.source)
 
 
 def is_current(ping: Ping, now: datetime) -> bool:
-    return not ping.forwarded and now - ping.at <= max_age(ping)
+    return pins.is_current(ping.source, ping.forwarded, ping.at, now)
 
 
 def _source(value: str) -> PinSource:
@@ -69,9 +68,41 @@ def latest_before(pings: Sequence[Ping], at: datetime) -> Ping | None:
 # ----------------------------------------------------------------- zone and end game
 
 
-def choose_zone(index: MapIndex, hider: Pin, radius_m: float) -> geo.Zone:
-    """The zone around the station nearest to the hider; raises ``geo.ZoneError``."""
-    return geo.choose_zone(index, hider, radius_m)
+def zone_fixed(
+    index: MapIndex | None, hider: Ping | None, radius_m: float, now: datetime
+) -> ZoneFixed | None:
+    """The zone around the station nearest the hider's current pin; None when there is no
+    current pin, no map or no station in reach (it is fixed from a later pin then)."""
+    if hider is None or index is None or not is_current(hider, now):
+        return None
+    try:
+        zone = geo.choose_zone(index, pin_of(hider), radius_m)
+    except geo.ZoneError:
+        return None
+    station = zone.station
+    return ZoneFixed(None, station.id, station.name, station.lat, station.lon)
+
+
+def end_game_started(
+    zone: StateZone, track: Sequence[Ping], now: datetime
+) -> EndGameStarted | None:
+    """The end game, when a seeker's newest pin (``track`` newest first) may start it and
+    puts them in the zone, off transit."""
+    if not track or not pins.can_start_end_game(track[0].source):
+        return None
+    return EndGameStarted(None) if starts_end_game(zone, track, now) else None
+
+
+def thermometer_finished(
+    by: str, start: Ping | None, latest: Ping | None, required_m: float | None
+) -> ThermometerFinished | None:
+    """The thermometer, finished when ``by`` has travelled its distance from the start."""
+    if start is None or latest is None:
+        return None
+    moved = travelled_m(start, latest)
+    return (
+        ThermometerFinished(by, moved) if pins.has_finished_thermometer(moved, required_m) else None
+    )
 
 
 def starts_end_game(zone: StateZone, track: Sequence[Ping], now: datetime) -> bool:
@@ -96,6 +127,38 @@ def end_game_check(
         on_transit=geo.is_on_transit(estimate),
         max_pin_age=max_age(track[0]),
     )
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """What the pins say about an end-game claim; ``outside_m`` (beyond the zone's edge)
+    is hider-only."""
+
+    verdict: CheckVerdict
+    reason: str
+    pin_at: datetime | None = None
+    outside_m: float | None = None
+    on_transit: bool = False
+
+
+def check_claim(zone: StateZone | None, track: Sequence[Ping], now: datetime) -> ClaimCheck:
+    """Check a seeker's end-game claim against their pins (``track``, newest first)."""
+    if zone is None:
+        return ClaimCheck(CheckVerdict.UNCHECKED, "no_zone")
+    check = end_game_check(zone, track, now)
+    if check is None:
+        return ClaimCheck(CheckVerdict.UNCHECKED, "no_pin")
+    pin_at = track[0].at
+    if check.starts:
+        return ClaimCheck(CheckVerdict.AGREED, check.reason, pin_at)
+    if check.reason == "outside_zone":
+        outside = max(0.0, (check.distance_m or 0.0) - check.radius_m)
+        if check.too_close_to_call:
+            return ClaimCheck(CheckVerdict.UNCHECKED, "too_close", pin_at, outside)
+        return ClaimCheck(CheckVerdict.DISAGREED, check.reason, pin_at, outside)
+    if check.reason == "on_transit":
+        return ClaimCheck(CheckVerdict.DISAGREED, check.reason, pin_at, on_transit=True)
+    return ClaimCheck(CheckVerdict.UNCHECKED, check.reason, pin_at)  # stale, forwarded...
 
 
 def may_be_in_zone(zone: StateZone, lat: float, lon: float) -> bool:
@@ -170,7 +233,7 @@ def suggest(
             now,
             live=pin_of(hider) if hider else None,
             zone=zone,
-            max_pin_age=max_age(hider) if hider else MAX_PIN_AGE,
+            max_pin_age=max_age(hider) if hider else pins.MAX_PIN_AGE,
         )
     except geo.PositionUnavailable as missing:
         return Suggestion(None, None, missing.reason)

@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from hideseek_chat.chat.i18n import Formatter
-from hideseek_chat.chat.views import chat_text
+from hideseek_chat.chat.texts import say
 from hideseek_chat.console.demo_script import Demo, DemoResult
 from hideseek_chat.console.session import DEFAULT_START, open_session
 from hideseek_chat.rules.ruleset import Size
@@ -48,6 +48,6 @@ def run_demo(
         demo = Demo(session, seed=seed, ruleset=ruleset, size=size, lang=lang, write=write)
         if lang:
             demo.transcript.quiet_toasts = frozenset(
-                {"Done.", chat_text("chat.done", {}, Formatter(lang))}
+                {"Done.", say("chat.done", {}, Formatter(lang))}
             )
         return demo.run()

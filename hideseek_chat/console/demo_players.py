@@ -147,7 +147,7 @@ class DemoPlayers:
             target = uow.pings.target(self.table.group, first)
             if target is not None and target.last_event_id is not None:
                 self.game_id = target.game_id
-                return self.conv.state_at(uow, target.game_id, target.last_event_id)
+                return self.conv.services.state_at(uow, target.game_id, target.last_event_id)
             loaded = uow.games.for_chat(self.table.group)
             if loaded is None:
                 raise DemoFailed("the group has no game")
@@ -155,7 +155,7 @@ class DemoPlayers:
             return loaded.state
 
     def ruleset(self) -> Ruleset:
-        return self.conv.rulesets(self.ruleset_name)
+        return self.conv.services.rulesets(self.ruleset_name)
 
     def name_of(self, state: GameState, player_id: int) -> str:
         ref = state.player(player_id).ref

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from hideseek_chat.chat.service import Conversation
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset

@@ -9,9 +9,12 @@ the console, ``simulate`` and the tests all play through it.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.drive import Capabilities, Driver, run_sync
 from hideseek_chat.chat.model import (
     AnswerButton,
     Button,
@@ -28,9 +31,10 @@ from hideseek_chat.chat.model import (
     SendText,
     TextIn,
 )
-from hideseek_chat.chat.service import Conversation
 
 GROUP = "console:group"
+#: What the console can show: everything but pictures.
+CAPABILITIES = Capabilities(pictures=False)
 
 
 @dataclass
@@ -87,6 +91,9 @@ class Table:
     _status: dict[str, int] = field(default_factory=dict)
     _live: set[tuple[str, str]] = field(default_factory=set)
     _pressing: Line | None = None
+    _driver: Driver | None = None
+    #: a table shows no pictures: a board comes as its fixed-width text
+    capabilities: Capabilities = field(default=CAPABILITIES)
 
     # ----- people -----
 
@@ -258,24 +265,31 @@ class Table:
         end = self.now + span
         while self.now < end:
             self.now = min(end, self.now + self.tick_every)
-            self.conversation.tick(self.now)
-            self.flush()
+            run_sync(self.driver.on_tick())
 
-    # ----- the bot's side -----
+    # ----- the bot's side: the shared drive loop, with this table as its channel -----
+
+    @property
+    def driver(self) -> Driver:
+        if self._driver is None:
+            self._driver = Driver(self.conversation, self, lambda: self.now)
+        return self._driver
 
     def deliver(self, msg: Inbound) -> list[Outbound]:
-        """Hand ``msg`` to the conversation; perform its replies and the announcements."""
-        replies = self.conversation.handle(msg)
-        self.perform(replies)
-        self.flush()
-        return replies
+        """Hand ``msg`` to the drive loop; its replies and the announcements are performed."""
+        return run_sync(self.driver.on_message(msg))
 
     def flush(self) -> None:
-        for delivery in self.conversation.outgoing(self.now):
-            self.perform(delivery.actions)
-            self.conversation.delivered(delivery.id, self.now)
+        """Send what the outbox holds."""
+        run_sync(self.driver.drain())
 
-    def perform(self, actions: list[Outbound] | tuple[Outbound, ...]) -> None:
+    async def perform(self, actions: Sequence[Outbound], now: datetime) -> bool:
+        """Write ``actions`` into the transcripts (the table never fails to deliver)."""
+        self.record(actions)
+        return True
+
+    def record(self, actions: Sequence[Outbound]) -> None:
+        """Write ``actions`` into the transcripts."""
         for action in actions:
             if isinstance(action, SendText):
                 if action.slot == "status":

@@ -1,18 +1,18 @@
 """The python-telegram-bot ``Application``: every update to the conversation, and a timer tick.
 
 One handler takes every update (messages, edited messages for live locations, button
-presses), converts it, lets the conversation handle it, performs the direct replies and then
-drains the game's outbox. A repeating job ticks the conversation's timers and drains the
-outbox too, so announcements go out even when nobody writes.
+presses), converts it and hands it to the shared drive loop (``chat.drive``), which lets the
+conversation handle it, performs the replies here and drains the game's outbox. A repeating
+job ticks the timers and drains the outbox too, so announcements go out when nobody writes.
+The command menus come from the conversation's routing table.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import Any, TypeAlias
 
 from telegram import Bot, BotCommand, Update
 from telegram.error import TelegramError
@@ -27,14 +27,14 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest
 
+from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
-from hideseek_chat.chat.i18n import LANGUAGES, N_, Formatter
-from hideseek_chat.chat.model import AnswerButton, Inbound, Outbound
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.drive import Capabilities, Driver
+from hideseek_chat.chat.i18n import LANGUAGES, Formatter
+from hideseek_chat.chat.model import AnswerButton, Outbound
 from hideseek_chat.telegram.convert import MAX_DOWNLOAD_BYTES, key, to_inbound
-from hideseek_chat.telegram.send import ConversationPort, perform
-
-if TYPE_CHECKING:
-    from hideseek_chat.chat.service import Delivery
+from hideseek_chat.telegram.send import perform
 
 log = logging.getLogger(__name__)
 
@@ -50,61 +50,24 @@ TelegramApp: TypeAlias = Application[
 
 #: How often the timers are ticked and the outbox drained (wall-clock seconds).
 TICK_SECONDS = 2.0
-#: Deliveries taken from the outbox per drain.
-DRAIN_LIMIT = 50
 #: Rate-limited calls are retried this often after Telegram's flood control answers.
 FLOOD_RETRIES = 3
 #: Only these updates are asked for (long polling and the webhook alike).
 ALLOWED_UPDATES = (Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY)
-#: The command menu Telegram shows (descriptions are msgids, shown in each shipped
-#: language); the conversation decides what each command does.
-COMMANDS = (
-    ("newgame", N_("start a new game in this group")),
-    ("join", N_("join the game")),
-    ("leave", N_("leave the game")),
-    ("begin", N_("start the game (admin)")),
-    ("ask", N_("ask the hider a question")),
-    ("found", N_("claim that you found the hider")),
-    ("endgame", N_("claim that the end game has begun")),
-    ("cleared", N_("report the active curse done")),
-    ("pause", N_("pause the game clock")),
-    ("resume", N_("resume the game clock")),
-    ("status", N_("show the game's status")),
-    ("score", N_("show the scores")),
-    ("review", N_("review a finished round's answers")),
-    ("hand", N_("show your cards (in private)")),
-    ("track", N_("hider: where the seekers were last seen")),
-    ("map", N_("choose the game's map (admin)")),
-    ("settings", N_("change the game's settings (admin)")),
-    ("language", N_("choose the language I speak")),
-    ("botnet", N_("two players: hide && seek on the botnet grid")),
-    ("claim", N_("botnet: claim a device, like /claim e6")),
-    ("resign", N_("botnet: give up the match")),
-    ("help", N_("how to play with this bot")),
-)
+#: What Telegram can do with the conversation's actions.
+CAPABILITIES = Capabilities()
 
-
-class ConversationLike(ConversationPort, Protocol):
-    """What the adapter needs from ``hideseek_chat.chat.service.Conversation``."""
-
-    def handle(self, msg: Inbound) -> list[Outbound]: ...
-
-    def outgoing(self, now: datetime, limit: int = 50) -> list[Delivery]: ...
-
-    def delivered(self, delivery_id: int, now: datetime) -> None: ...
-
-    def tick(self, now: datetime) -> None: ...
-
-
-ConversationFactory: TypeAlias = Callable[[str], ConversationLike]
+ConversationFactory: TypeAlias = Callable[[str], Conversation]
 
 
 class TelegramChannel:
-    """Route updates and ticks between python-telegram-bot and the conversation.
+    """python-telegram-bot's side of the shared drive loop (``chat.drive.Driver``).
 
     The conversation is made on first use with the bot's username, known only once the
     application has asked Telegram who it is (``Application.initialize``).
     """
+
+    capabilities = CAPABILITIES
 
     def __init__(
         self,
@@ -114,54 +77,48 @@ class TelegramChannel:
         max_download: int = MAX_DOWNLOAD_BYTES,
     ) -> None:
         self._factory = conversation_factory
-        self._conversation: ConversationLike | None = None
+        self._driver: Driver | None = None
+        self._bot: Bot | None = None
         self._clock = clock
         self._max_download = max_download
-        # The update handler and the tick job drain concurrently; one delivery, one send.
-        self._drain_lock = asyncio.Lock()
 
-    def conversation(self, bot: Bot) -> ConversationLike:
-        """Return the conversation, making it for ``bot``'s username on first use."""
-        if self._conversation is None:
-            self._conversation = self._factory(bot.username)
-        return self._conversation
+    def driver(self, bot: Bot) -> Driver:
+        """Return the drive loop, making the conversation for ``bot``'s username first."""
+        if self._driver is None:
+            self._bot = bot
+            self._driver = Driver(self._factory(bot.username), self, self._clock.now)
+        return self._driver
+
+    async def perform(self, actions: Sequence[Outbound], now: datetime) -> bool:
+        """Perform ``actions`` with the Bot API (see ``send.perform``)."""
+        assert self._bot is not None and self._driver is not None
+        return await perform(self._bot, self._driver.conversation, actions, now=now)
 
     async def on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Handle one update: convert, hand to the conversation, reply, drain the outbox."""
+        """Handle one update: convert it and hand it to the drive loop."""
         bot = context.bot
+        driver = self.driver(bot)
         now = self._clock.now()
-        query = update.callback_query
         inbound = await to_inbound(
             update, bot_username=bot.username, now=now, max_download=self._max_download
         )
-        conversation = self.conversation(bot)
-        replies = conversation.handle(inbound) if inbound is not None else []
-        if query is not None and not any(isinstance(r, AnswerButton) for r in replies):
-            # Every press is answered, or the person's client shows a spinner for a while.
-            replies = [AnswerButton(to=key(query.from_user.id), press_ref=query.id), *replies]
-        await perform(bot, conversation, replies, now=now, press_id=query.id if query else None)
-        await self.drain(bot)
+        if inbound is not None:
+            await driver.on_message(inbound)
+            return
+        query = update.callback_query
+        if query is not None:  # a press the conversation cannot read, answered all the same
+            await self.perform([AnswerButton(key(query.from_user.id), press_ref=query.id)], now)
+        await driver.drain()
 
     async def on_tick(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Fire the due timers, then send what they announced."""
-        self.conversation(context.bot).tick(self._clock.now())
-        await self.drain(context.bot)
-
-    async def drain(self, bot: Bot) -> None:
-        """Send the outbox's deliveries in order; stop at a transient failure to retry later."""
-        async with self._drain_lock:
-            conversation = self.conversation(bot)
-            now = self._clock.now()
-            for delivery in conversation.outgoing(now, DRAIN_LIMIT):
-                if not await perform(bot, conversation, delivery.actions, now=now):
-                    return
-                conversation.delivered(delivery.id, self._clock.now())
+        await self.driver(context.bot).on_tick()
 
 
 def command_menu(language: str) -> list[BotCommand]:
     """The command menu in ``language``."""
     fmt = Formatter(language)
-    return [BotCommand(name, fmt.t(description)) for name, description in COMMANDS]
+    return [BotCommand(name, fmt.t(description)) for name, description in routes.menu()]
 
 
 async def _set_commands(application: TelegramApp) -> None:

@@ -34,7 +34,7 @@ STATUS_SLOT = "status"
 
 
 class ConversationPort(Protocol):
-    """What sending needs from the conversation (``hideseek_chat.chat.service.Conversation``)."""
+    """What sending needs from the conversation (``chat.conversation.Conversation``)."""
 
     def unreachable(self, ref: str, now: datetime) -> list[Outbound]: ...
 

@@ -14,8 +14,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.model import Button
-from hideseek_chat.chat.service import Conversation
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import GameState, Phase, QuestionStatus
 from hideseek_chat.store import UnitOfWorkFactory

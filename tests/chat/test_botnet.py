@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from hideseek_chat.chat import botnet as botnet_chat
-from hideseek_chat.chat.botnet_text import ERRORS, ending, error_text, grid
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.handlers import botnet as botnet_chat
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import ButtonIn, ChatKind, CommandIn, Sender, SendText
-from hideseek_chat.chat.service import Conversation
+from hideseek_chat.chat.texts import botnet_keys, ending, grid, say
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules import botnet as botnet_rules
 from hideseek_chat.rules.botnet import Ending, Stage, new_match, parse_cell
@@ -252,6 +252,7 @@ def test_a_match_survives_a_restart(table: Table, uow_factory: UnitOfWorkFactory
     move(table, "Bob", "a7")
     restarted = Table(Conversation(uow_factory, seeds=lambda: 11), table.now)
     restarted.people = table.people
+    restarted._next_id = table._next_id  # the chat's message ids go on after a bot restart
     restarted.send("Bob", "/botnet")
     keyboard = restarted.said()[-1]
     assert "Bob has moved their proxy" in keyboard.text and len(keyboard.buttons) == 8
@@ -333,18 +334,18 @@ def test_every_botnet_refusal_reads_well(language: str) -> None:
         "username": "carol",
         "command": "claim",
     }
-    for key in ERRORS:
-        said = error_text(key, params, Formatter(language))
+    for key in botnet_keys():
+        said = say(key, params, Formatter(language))
         assert said and "{" not in said, key
         if language != "en":
-            assert said != error_text(key, params, Formatter("en")), key
+            assert said != say(key, params, Formatter("en")), key
 
 
 def test_every_refusal_the_botnet_chat_raises_has_its_text() -> None:
     source = Path(botnet_chat.__file__).read_text() + Path(botnet_rules.__file__).read_text()
     keys = set(re.findall(r'"(botnet\.[a-z_]+)"', source))
     assert len(keys) > 20
-    assert keys <= set(ERRORS), keys - set(ERRORS)
+    assert keys <= botnet_keys(), keys - botnet_keys()
 
 
 def test_an_ending_by_a_stuck_proxy_names_the_winner_and_both_paths() -> None:

@@ -12,9 +12,9 @@ from datetime import timedelta
 
 import pytest
 
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import ButtonIn, ChatKind, Sender, SendText
-from hideseek_chat.chat.service import Conversation
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.botnet import StoredMatch
@@ -86,7 +86,7 @@ def press_raw(table: Table, who: str, data: str, chat: str) -> list:  # type: ig
         press_ref=f"raw{table._next_id}",
     )
     replies = table.conversation.handle(msg)
-    table.perform(replies)
+    table.record(replies)
     return replies
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from hideseek_chat.chat.service import Conversation
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory

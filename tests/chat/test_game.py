@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
-from hideseek_chat.chat.service import Conversation
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import CardZone, GameState, Phase
 from hideseek_chat.store import UnitOfWorkFactory

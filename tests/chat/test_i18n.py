@@ -19,13 +19,14 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
 from hideseek_chat.chat import catalogue, i18n
-from hideseek_chat.chat.commands import parse_ask
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter, compile_po
 from hideseek_chat.chat.model import ChatKind, CommandIn, Sender
-from hideseek_chat.chat.service import Conversation
-from hideseek_chat.chat.views import chat_text
+from hideseek_chat.chat.parsing import parse_ask
+from hideseek_chat.chat.texts import say
 from hideseek_chat.console.table import Table
-from hideseek_chat.rules.ruleset import Size, load_ruleset
+from hideseek_chat.rules.ruleset import Size
+from hideseek_chat.rules.ruleset_loader import load_ruleset
 from hideseek_chat.rules.state import CardZone, GameState, Phase
 from hideseek_chat.store import UnitOfWorkFactory
 
@@ -401,7 +402,7 @@ def test_the_demo_game_speaks_the_language_it_is_given(language: str) -> None:
 
     result = run_demo(seed=1, lang=language, write=lambda line: None)
     said = [line for line in result.chats if line.author == "bot"]
-    chosen = chat_text("chat.language_set", {}, Formatter(language))
+    chosen = say("chat.language_set", {}, Formatter(language))
     start = next(i for i, line in enumerate(said) if line.text == chosen)
     texts = [line.text for line in said[start:]]
     texts += [b.label for line in said[start:] for row in line.buttons for b in row]

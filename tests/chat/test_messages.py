@@ -13,7 +13,7 @@ from babel.messages.extract import extract_from_file
 
 import hideseek_chat.chat as chat_package
 import hideseek_chat.rules as rules_package
-from hideseek_chat.chat import messages
+from hideseek_chat.chat import texts
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.rules import deck, load_ruleset
 from hideseek_chat.rules.decisions import AudienceKind, Notify
@@ -46,7 +46,9 @@ from tests.rules.harness import START, Game
 
 RULES_DIR = Path(rules_package.__file__).parent
 CHAT_DIR = Path(chat_package.__file__).parent
-TEXT_MODULES = ("messages.py", "notices_play.py", "text_parts.py", "errors_text.py")
+TEXT_MODULES = tuple(
+    str(path.relative_to(CHAT_DIR)) for path in sorted((CHAT_DIR / "texts").glob("*.py"))
+)
 
 STATION = "Zebra Crossing Halt"
 STATION_AFTER_MOVE = "Quokka Lane Depot"
@@ -112,20 +114,20 @@ def test_the_source_scan_finds_the_engine_keys() -> None:
 
 def test_every_notice_key_of_the_engine_has_its_own_text() -> None:
     notices, _ = engine_keys()
-    missing = sorted(k for k in notices if not messages.has_template(k))
+    missing = sorted(k for k in notices if not texts.has_text(k))
     assert not missing, f"write a text in hideseek_chat/chat for: {missing}"
 
 
 def test_every_error_key_of_the_engine_has_its_own_text() -> None:
     _, errors = engine_keys()
-    missing = sorted(k for k in errors if not messages.has_error_text(k))
-    assert not missing, f"write an error text in hideseek_chat/chat/errors_text.py for: {missing}"
+    missing = sorted(k for k in errors if not texts.has_text(k))
+    assert not missing, f"write an error text in hideseek_chat/chat/texts/refusals.py for: {missing}"
 
 
 def test_no_text_for_a_key_the_engine_never_sends() -> None:
     notices, errors = engine_keys()
-    assert messages.notice_keys() <= notices
-    assert messages.error_keys() <= set(errors)
+    assert texts.notice_keys() <= notices
+    assert texts.refusal_keys() <= set(errors)
 
 
 # ----- refusals: every raise site's params -----
@@ -167,9 +169,9 @@ def test_each_error_renders_with_the_params_its_raise_site_gives(
     unknown = names - set(ERROR_SAMPLES)
     assert not unknown, f"add a sample value for {unknown} to ERROR_SAMPLES"
     params = {name: ERROR_SAMPLES[name] for name in names}
-    fallback = messages.render_error("error.no-such-key", {}, metric_fmt())
+    fallback = texts.say("error.no-such-key", {}, metric_fmt())
     for fmt in (metric_fmt(), imperial_fmt()):
-        text = messages.render_error(key, params, fmt)
+        text = texts.say(key, params, fmt)
         assert text and text != fallback, key
         assert "{" not in text and "}" not in text, text
 
@@ -178,7 +180,7 @@ def test_errors_raised_by_a_real_game_read_well() -> None:
     game = _new_game(("alice", "bob"))
     with pytest.raises(RuleViolation) as err:
         game.do(SettingsChanged("bob", rounds_per_team=2))
-    assert messages.render_error(err.value.key, err.value.params, metric_fmt()) == (
+    assert texts.say(err.value.key, err.value.params, metric_fmt()) == (
         "Only the game's admin can do that."
     )
     game.begin()
@@ -186,11 +188,11 @@ def test_errors_raised_by_a_real_game_read_well() -> None:
     game.do(QuestionAsked(game.seekers[0], "radar-1km"))
     with pytest.raises(RuleViolation) as err:
         game.do(QuestionAsked(game.seekers[0], "radar-2km"))
-    text = messages.render_error(err.value.key, err.value.params, metric_fmt())
+    text = texts.say(err.value.key, err.value.params, metric_fmt())
     assert text.startswith("Radar 1 km is still waiting for its answer.")
     with pytest.raises(RuleViolation) as err:
         game.do(QuestionAnswered(game.hider, "hotter"))
-    text = messages.render_error(err.value.key, err.value.params, metric_fmt())
+    text = texts.say(err.value.key, err.value.params, metric_fmt())
     assert text == "That doesn't answer this question. You can answer: Yes, No and " + (
         "No such place near either of us."
     )
@@ -199,10 +201,10 @@ def test_errors_raised_by_a_real_game_read_well() -> None:
 def test_an_unknown_or_broken_error_falls_back_to_a_generic_sentence() -> None:
     fmt = metric_fmt()
     generic = "Sorry, that isn't possible right now."
-    assert messages.render_error("error.from_the_future", {"x": 1}, fmt) == generic
-    assert messages.render_error("error.thermometer_short", {}, fmt) == generic
-    assert messages.render("nothing.known", {}, fmt) == "ℹ️ Game update: nothing.known"
-    assert messages.render("question.asked", {}, fmt) == "ℹ️ Game update: question.asked"
+    assert texts.say("error.from_the_future", {"x": 1}, fmt) == generic
+    assert texts.say("error.thermometer_short", {}, fmt) == generic
+    assert texts.say("nothing.known", {}, fmt) == "ℹ️ Game update: nothing.known"
+    assert texts.say("question.asked", {}, fmt) == "ℹ️ Game update: question.asked"
 
 
 # ----- played games: every notice the engine sent, rendered -----
@@ -433,14 +435,14 @@ def test_played_games_reach_every_notice_key() -> None:
 def test_every_played_notice_renders_completely(units: str) -> None:
     for game, notice in played_notices():
         fmt = Formatter(units=units, ruleset=game.ruleset)
-        text = messages.render(notice.key, notice.params, fmt)
+        text = texts.say(notice.key, notice.params, fmt)
         assert not text.startswith("ℹ️ Game update"), (notice.key, notice.params)
         assert "{" not in text and "}" not in text, text
         assert "…" not in text, text  # a card text placeholder without its value
         assert "None" not in text, text
     for key, params in HANDMADE.items():
-        text = messages.render(key, params, metric_fmt())
-        assert messages.has_template(key) and "{" not in text
+        text = texts.say(key, params, metric_fmt())
+        assert texts.has_text(key) and "{" not in text
 
 
 #: Where the rules reveal the station: the Move card tells the seekers the station the
@@ -453,7 +455,7 @@ def test_group_and_seeker_texts_never_name_the_station_or_its_place() -> None:
     shown_to_hider = []
     revealed = []
     for game, notice in played_notices():
-        text = messages.render(notice.key, notice.params, metric_fmt(game))
+        text = texts.say(notice.key, notice.params, metric_fmt(game))
         if notice.key in REVEALS:
             revealed.append(text)
             assert not any(secret in text for secret in secrets[2:]), (notice.key, text)
@@ -467,7 +469,7 @@ def test_group_and_seeker_texts_never_name_the_station_or_its_place() -> None:
 
 
 def test_a_claimed_catch_does_not_tell_the_group_how_far_the_hider_is() -> None:
-    text = messages.render("catch.claimed", {"by": "Bob", "distance_m": 412.0}, metric_fmt())
+    text = texts.say("catch.claimed", {"by": "Bob", "distance_m": 412.0}, metric_fmt())
     assert "412" not in text and "Bob" in text
 
 
@@ -483,10 +485,10 @@ def _first(key: str, game: Game | None = None) -> dict[str, Any]:
 
 def test_distances_follow_the_chats_units() -> None:
     params = _first("round.seeking_started")
-    assert "reaches 500 m around a station" in messages.render(
+    assert "reaches 500 m around a station" in texts.say(
         "round.seeking_started", params, metric_fmt()
     )
-    assert "reaches 0.31 mi around a station" in messages.render(
+    assert "reaches 0.31 mi around a station" in texts.say(
         "round.seeking_started", params, imperial_fmt()
     )
     thermometer = next(
@@ -494,20 +496,20 @@ def test_distances_follow_the_chats_units() -> None:
         for _, n in played_notices()
         if n.key == "question.asked" and n.params["category"] == "thermometer"
     )
-    assert "Travel 1 km, then" in messages.render("question.asked", thermometer, metric_fmt())
-    assert "Travel 0.62 mi, then" in messages.render("question.asked", thermometer, imperial_fmt())
+    assert "Travel 1 km, then" in texts.say("question.asked", thermometer, metric_fmt())
+    assert "Travel 0.62 mi, then" in texts.say("question.asked", thermometer, imperial_fmt())
 
 
 def test_a_due_time_is_shown_on_the_games_clock() -> None:
     params = _first("question.asked")
     due = params["due_at"]
     assert due == START + timedelta(minutes=35)
-    assert messages.render("question.asked", params, metric_fmt()) == (
+    assert texts.say("question.asked", params, metric_fmt()) == (
         f"❓ {params['asker']} asks: Radar 1 km. The hider has until 09:35 to answer."
     )
     later = Formatter(utc_offset_min=120, ruleset=metric_fmt().ruleset)
-    assert "until 11:35" in messages.render("question.asked", params, later)
-    incoming = messages.render("question.incoming", params, later)
+    assert "until 11:35" in texts.say("question.asked", params, later)
+    incoming = texts.say("question.incoming", params, later)
     assert incoming == "❓ A question for you: Radar 1 km. Answer by 11:35.\nAnswer yes or no."
 
 
@@ -517,36 +519,36 @@ def test_curse_texts_have_their_numbers_filled_for_the_game() -> None:
         for _, n in played_notices()
         if n.key == "curse.cast" and n.params["curse"] == "mediocre-travel-agent"
     )
-    text = messages.render("curse.cast", params, metric_fmt())
+    text = texts.say("curse.cast", params, metric_fmt())
     assert text.startswith("🔮 A curse has been cast: Curse of the Mediocre Travel Agent!\n")
     assert "within 400 m of the seekers" in text
     assert "stay at least 5 min" in text
     assert "the hider gains 30 min" in text
-    assert "within 0.25 mi of the seekers" in messages.render("curse.cast", params, imperial_fmt())
+    assert "within 0.25 mi of the seekers" in texts.say("curse.cast", params, imperial_fmt())
     timed = next(
         n.params
         for _, n in played_notices()
         if n.key == "curse.cast" and n.params["curse"] == "right-turn"
     )
-    text = messages.render("curse.cast", timed, metric_fmt())
+    text = texts.say("curse.cast", timed, metric_fmt())
     assert "For the next 20 min," in text
     assert text.endswith(f"⏳ It lasts until {metric_fmt().clock(timed['expires_at'])}.")
 
 
 def test_curse_text_without_the_numbers_uses_the_games_size_else_an_ellipsis() -> None:
     params = {"curse_id": 1, "curse": "jammed-door", "target_team_id": None}
-    assert "For the next 1 h 00 min," in messages.render(
+    assert "For the next 1 h 00 min," in texts.say(
         "curse.cast", {**params, "size": "medium"}, metric_fmt()
     )
-    assert "For the next …," in messages.render("curse.cast", params, metric_fmt())
+    assert "For the next …," in texts.say("curse.cast", params, metric_fmt())
     bare = Formatter()  # no ruleset: the curse's id and no text
-    assert messages.render("curse.cast", params, bare) == "🔮 A curse has been cast: jammed-door!"
+    assert texts.say("curse.cast", params, bare) == "🔮 A curse has been cast: jammed-door!"
 
 
 def test_time_bonuses_show_their_minutes_when_the_size_is_known() -> None:
     params = {"card": "time-bonus-4"}
-    assert messages.render("hand.discarded", params, metric_fmt()) == "🗑️ Discarded: Time bonus."
-    assert messages.render("hand.discarded", {**params, "size": "large"}, metric_fmt()) == (
+    assert texts.say("hand.discarded", params, metric_fmt()) == "🗑️ Discarded: Time bonus."
+    assert texts.say("hand.discarded", {**params, "size": "large"}, metric_fmt()) == (
         "🗑️ Discarded: Time bonus (+10 min)."
     )
 
@@ -554,7 +556,7 @@ def test_time_bonuses_show_their_minutes_when_the_size_is_known() -> None:
 def test_the_scoreboard_names_the_winner_and_every_teams_time() -> None:
     game = played_games()[0]
     board = _first("game.over", game)
-    text = messages.render("game.over", board, metric_fmt(game))
+    text = texts.say("game.over", board, metric_fmt(game))
     rows = board["rows"]
     assert text.splitlines()[:3] == ["🏁 Game over!", f"🏆 {board['winners'][0]} wins!", "Scores:"]
     for rank, row in enumerate(rows, start=1):
@@ -569,7 +571,7 @@ def test_the_scoreboard_names_the_winner_and_every_teams_time() -> None:
         "winners": ["Ann", "Ben"],
         "tie": True,
     }
-    assert messages.render("game.over", tie, metric_fmt()) == "\n".join(
+    assert texts.say("game.over", tie, metric_fmt()) == "\n".join(
         [
             "🏁 Game over!",
             "🏆 It's a tie between Ann and Ben!",
@@ -580,7 +582,7 @@ def test_the_scoreboard_names_the_winner_and_every_teams_time() -> None:
         ]
     )
     points = _first("game.over", played_games()[4])
-    assert "1 point" in messages.render("game.over", points, metric_fmt())
+    assert "1 point" in texts.say("game.over", points, metric_fmt())
 
 
 def test_the_round_result_adds_up_the_run() -> None:
@@ -596,7 +598,7 @@ def test_the_round_result_adds_up_the_run() -> None:
         "mode": "standard",
         "seekers": [],
     }
-    assert messages.render("round.result", result, metric_fmt()) == "\n".join(
+    assert texts.say("round.result", result, metric_fmt()) == "\n".join(
         [
             "🏁 Round 1 is over: Night Owls has been found!",
             f"The hiding zone was around {STATION}.",
@@ -622,14 +624,19 @@ def _text_calls() -> list[tuple[str, ast.Call]]:
 
 
 def test_every_msgid_is_written_where_it_is_translated() -> None:
+    """A msgid is a literal (or a reference to one marked with N_ where it is written), never
+    built at the call: pybabel cannot find a text made with an f-string, + or .format."""
     calls = _text_calls()
     assert len(calls) > 150
     for name, call in calls:
         ids = call.args[:2] if _call_name(call) == "n" else call.args[:1]
         for msgid in ids:
-            # A literal, or ruleset data (a card's text) that a catalogue may translate.
-            literal = isinstance(msgid, ast.Constant) and isinstance(msgid.value, str)
-            assert literal or isinstance(msgid, ast.Attribute), f"{name}: {ast.unparse(call)}"
+            built = isinstance(msgid, ast.JoinedStr | ast.BinOp) or (
+                isinstance(msgid, ast.Call)
+                and isinstance(msgid.func, ast.Attribute)
+                and msgid.func.attr in ("format", "join")
+            )
+            assert not built, f"{name}: {ast.unparse(call)}"
 
 
 def test_pybabel_extracts_the_msgids() -> None:

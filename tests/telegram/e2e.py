@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import func, select
 from telegram import Update
 
-from hideseek_chat.chat.service import Conversation
+from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.rules.state import CardZone, GameState
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import EventRow

@@ -160,7 +160,7 @@ class RecordingRequest(BaseRequest):
 
 @dataclass(frozen=True)
 class Delivery:
-    """Shaped like ``hideseek_chat.chat.service.Delivery``: all the adapter reads."""
+    """Shaped like ``hideseek_chat.chat.conversation.Delivery``: all the adapter reads."""
 
     id: int
     actions: tuple[Outbound, ...]

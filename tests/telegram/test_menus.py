@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hideseek_chat.chat.i18n import LANGUAGES
 from hideseek_chat.chat.model import CommandIn
-from hideseek_chat.telegram.bot import COMMANDS
+from hideseek_chat.chat.routes import menu
 from tests.telegram.conftest import Harness
 from tests.telegram.factories import ALICE, make_command
 
@@ -15,7 +15,7 @@ async def test_the_menu_is_set_for_every_shipped_language(harness: Harness) -> N
     await harness.app.post_init(harness.app)
     menus = {s.get("language_code"): s["commands"] for s in harness.api.sent("setMyCommands")}
     assert set(menus) == {None} | {code for code in LANGUAGES if code != "en"}
-    names = [name for name, _ in COMMANDS]
+    names = [name for name, _ in menu()]
     for commands in menus.values():
         assert [c["command"] for c in commands] == names
         assert all(0 < len(c["description"]) <= 256 for c in commands)

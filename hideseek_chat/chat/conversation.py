@@ -1,0 +1,233 @@
+"""The conversation: the one entry a channel uses, whatever the channel.
+
+::
+
+    conversation = Conversation(uow_factory)
+    replies = conversation.handle(inbound)          # answer the person right away
+    for delivery in conversation.outgoing(now):     # then the game's announcements
+        perform(delivery.actions)                   # send them
+        conversation.delivered(delivery.id, now)    # ... and only then mark them sent
+    conversation.tick(now)                          # every few seconds: timers
+
+(``drive.Driver`` runs exactly this loop for a channel.) ``handle`` opens one ``Turn`` per
+message: the redelivery check once, the routed handler, one commit. Everything the game
+announces goes through the store's outbox, so nothing is lost when the process stops
+between the state change and the message. Time is always an argument.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from hideseek_chat.chat import jobs, outbox, routes
+from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.keyboards import open_private
+from hideseek_chat.chat.maps import Maps
+from hideseek_chat.chat.model import AnswerButton, ButtonIn, Inbound, Outbound, SendText
+from hideseek_chat.chat.texts import say
+from hideseek_chat.chat.turn import Services, Turn
+from hideseek_chat.rules.decisions import AudienceKind, Notify
+from hideseek_chat.rules.errors import RuleViolation
+from hideseek_chat.rules.ruleset import ruleset_paths
+from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
+from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
+
+#: An outbox entry handed to a channel is not handed out again for this long.
+IN_FLIGHT = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One outbox entry rendered for its chats; mark it ``delivered`` once performed.
+
+    ``id`` 0 is a courtesy action (the pinned status, a notice of the referee's) with
+    nothing to mark.
+    """
+
+    id: int
+    actions: tuple[Outbound, ...]
+
+
+class Conversation:
+    """The whole conversation, for any channel: see the module docstring."""
+
+    def __init__(
+        self,
+        uow_factory: UnitOfWorkFactory,
+        *,
+        maps: Maps | None = None,
+        rulesets: RulesetLoader = cached_ruleset,
+        known_rulesets: tuple[str, ...] | None = None,
+        seeds: Callable[[], int] | None = None,
+    ) -> None:
+        self.services = Services(
+            uow_factory,
+            maps or Maps(),
+            rulesets,
+            known_rulesets or tuple(sorted(ruleset_paths())),
+            seeds or (lambda: secrets.randbits(31)),
+        )
+        self._in_flight: dict[int, datetime] = {}
+        # False only once the outbox was found empty and nothing was applied since; spares
+        # the outbox query after each of the many live-location edits. ``tick`` sets it, so
+        # messages queued by another process are still found within a tick.
+        self.maybe_pending = True
+
+    @property
+    def uow_factory(self) -> UnitOfWorkFactory:
+        return self.services.uow_factory
+
+    @property
+    def maps(self) -> Maps:
+        return self.services.maps
+
+    # ------------------------------------------------------------------ inbound
+
+    def handle(self, msg: Inbound) -> list[Outbound]:
+        """Act on what a person did, in one unit of work; return the replies to send now."""
+        with self.uow_factory() as uow:
+            if msg.update_id is not None and uow.updates.is_processed(msg.update_id):
+                return []  # a redelivery: acted on before
+            turn = Turn(self.services, msg, uow)
+            try:
+                replies = routes.dispatch(turn)
+                turn.finish()
+            except (RuleViolation, ChatError, GameNotFound) as refusal:
+                uow.rollback()
+                return self._refuse(turn, refusal)
+        if turn.applied:
+            self.maybe_pending = True
+        return replies
+
+    def _refuse(self, turn: Turn, refusal: Exception) -> list[Outbound]:
+        """One clear sentence where the person acted (a toast for a button press)."""
+        msg = turn.msg
+        if isinstance(refusal, GameNotFound):
+            key, params = ("chat.not_in_game" if turn.is_private else "chat.no_game"), {}
+        else:
+            assert isinstance(refusal, RuleViolation | ChatError)
+            key, params = refusal.key, dict(refusal.params)
+        text = say(key, params, turn.fmt)
+        if isinstance(msg, ButtonIn):
+            return [AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)]
+        return [turn.reply(text)]
+
+    # ------------------------------------------------------------------ outgoing
+
+    def outgoing(self, now: datetime, limit: int = 50) -> list[Delivery]:
+        """The unsent outbox, rendered: one Delivery per entry, then the pinned statuses.
+
+        The referee's jobs (``jobs``) run first, each committing on its own; rendering only
+        reads.
+        """
+        if not self.maybe_pending:
+            return []
+        deliveries: list[Delivery] = []
+        status_chats: set[str] = set()
+        states: dict[int, GameState] = {}
+        services = self.services
+        for _ in range(100):  # jobs may queue more announcements
+            progressed = False
+            with self.uow_factory() as uow:
+                pending = [
+                    m
+                    for m in uow.outbox.pending(limit=limit + len(self._in_flight))
+                    if m.id not in self._in_flight or now - self._in_flight[m.id] > IN_FLIGHT
+                ][:limit]
+            for message in pending:
+                if jobs.is_job(message.decision):
+                    notices = jobs.carry_out(services, message, now)
+                    states.clear()
+                    if notices:
+                        deliveries.append(Delivery(0, tuple(notices)))
+                    progressed = True
+                    continue
+                if jobs.prepare(services, message, now):
+                    progressed = True
+                    states.clear()
+                decision = message.decision
+                assert isinstance(decision, Notify)
+                with self.uow_factory() as uow:
+                    if message.game_id not in states:
+                        states[message.game_id] = uow.games.get(message.game_id)
+                    state = states[message.game_id]
+                    actions = outbox.render(services, uow, message, decision, state, now)
+                self._in_flight[message.id] = now
+                deliveries.append(Delivery(message.id, tuple(actions)))
+                if decision.to.kind == AudienceKind.GROUP:
+                    status_chats.add(message.chat_key)
+            if not progressed:
+                break
+        if not deliveries:
+            self.maybe_pending = False
+        for chat in sorted(status_chats):
+            with self.uow_factory() as uow:
+                loaded = uow.games.for_chat(chat)
+                if loaded is None or loaded.state.phase == Phase.SETUP:
+                    continue
+                fmt = services.formatter(uow, chat, loaded.state)
+                text = outbox.status(services, uow, loaded.id, loaded.state, fmt, now)
+            deliveries.append(Delivery(0, (SendText(chat, text=text, slot="status"),)))
+        return deliveries
+
+    def delivered(self, delivery_id: int, now: datetime) -> None:
+        """Mark a Delivery sent (after its actions were performed)."""
+        if delivery_id <= 0:
+            return
+        with self.uow_factory() as uow:
+            try:
+                uow.outbox.mark_sent(delivery_id, now)
+            except LookupError:
+                return
+            uow.commit()
+        self._in_flight.pop(delivery_id, None)
+
+    def unreachable(self, ref: str, now: datetime) -> list[Outbound]:
+        """A private message to ``ref`` bounced: remember it and ask them, in their group."""
+        self.maybe_pending = True
+        with self.uow_factory() as uow:
+            uow.chats.met(ref, "", now, private_ok=False)
+            chat = uow.chats.game_chat_for(ref)
+            if chat is None:  # not in a Hide+Seek game: perhaps in a botnet match
+                matches = uow.botnet.active_for_person(ref)
+                chat = matches[0].chat_key if matches else None
+            if chat is None:
+                uow.commit()
+                return []
+            loaded = uow.games.for_chat(chat)
+            state = loaded.state if loaded else None
+            fmt = self.services.formatter(uow, chat, state)
+            player = state.player_by_ref(ref) if state else None
+            known_name = uow.chats.name_of(ref)
+            uow.commit()
+        name = player.name if player else (known_name or ref)
+        return [_open_private_request(chat, name, fmt)]
+
+    def tick(self, now: datetime) -> None:
+        """Fire every due timer; their announcements land in the outbox."""
+        self.maybe_pending = True
+        fired = Scheduler(self.uow_factory, self.services.rulesets).run_due(now)
+        for result in fired:
+            self.services.states.pop(result.game_id, None)
+
+    def status_ref(self, chat: str) -> str | None:
+        with self.uow_factory() as uow:
+            return uow.chats.message_ref(chat, "status")
+
+    def remember_status(self, chat: str, message_ref: str, now: datetime) -> None:
+        with self.uow_factory() as uow:
+            uow.chats.set_message_ref(chat, "status", message_ref, now)
+            uow.commit()
+
+
+def _open_private_request(chat: str, names: str, fmt: Formatter) -> SendText:
+    """Ask ``names``, in ``chat``, to open a private chat with the bot."""
+    button = open_private(say("chat.open_private_button", {}, fmt))
+    return SendText(
+        chat, text=say("chat.open_private", {"names": names}, fmt), buttons=((button,),)
+    )

@@ -1,0 +1,129 @@
+"""The drive loop every channel shares: a message in, the replies out, then the outbox.
+
+A channel adapter converts what its platform delivers into ``model.Inbound`` values and
+performs ``model.Outbound`` actions; everything between is here, once::
+
+    driver = Driver(conversation, channel, clock)
+    await driver.on_message(inbound)   # handle, perform the replies, drain the outbox
+    await driver.on_tick()             # every few seconds: timers, then drain
+
+A channel declares what it can do (``Capabilities``); the driver leaves out or replaces
+what it cannot (a picture becomes its fixed-width text, a deletion is skipped), so nothing
+here assumes Telegram. The loop is written once, asynchronously; a channel whose
+``perform`` never waits (the console) runs it with ``run_sync``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.model import (
+    AnswerButton,
+    ButtonIn,
+    DeleteMessage,
+    Inbound,
+    Outbound,
+    SendText,
+)
+
+#: Deliveries taken from the outbox per drain.
+DRAIN_LIMIT = 50
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a channel can do with the conversation's actions."""
+
+    buttons: bool = True  # buttons under a message, pressed back as ButtonIn
+    edit_messages: bool = True  # the group's status is one message, edited in place
+    delete_messages: bool = True  # a hider's location posted in the group can be removed
+    pictures: bool = True  # a PNG (a board) can be shown instead of its fixed-width text
+    live_locations: bool = True  # people share locations that update as they move
+
+
+class Channel(Protocol):
+    """A channel adapter as the driver uses it."""
+
+    capabilities: Capabilities
+
+    async def perform(self, actions: Sequence[Outbound], now: datetime) -> bool:
+        """Perform ``actions`` in order; False when a transient failure stopped them (the
+        driver tries the rest of the outbox again later)."""
+        ...
+
+
+class Driver:
+    """Run the conversation for one channel: see the module docstring."""
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        channel: Channel,
+        clock: Callable[[], datetime],
+        *,
+        drain_limit: int = DRAIN_LIMIT,
+    ) -> None:
+        self.conversation = conversation
+        self.channel = channel
+        self.clock = clock
+        self.drain_limit = drain_limit
+        # A message and the tick may drain at the same time: one delivery, one send.
+        self._drain_lock = asyncio.Lock()
+
+    async def on_message(self, msg: Inbound) -> list[Outbound]:
+        """Handle ``msg``, perform the replies, then send what the game announced."""
+        replies = self.conversation.handle(msg)
+        if isinstance(msg, ButtonIn) and not any(isinstance(r, AnswerButton) for r in replies):
+            # Every press is answered, or the person's app shows a spinner for a while.
+            replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
+        await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
+        await self.drain()
+        return replies
+
+    async def on_tick(self) -> None:
+        """Fire the due timers, then send what they announced."""
+        self.conversation.tick(self.clock())
+        await self.drain()
+
+    async def drain(self) -> None:
+        """Send the outbox's deliveries in order; stop at a transient failure to retry later."""
+        async with self._drain_lock:
+            now = self.clock()
+            for delivery in self.conversation.outgoing(now, self.drain_limit):
+                actions = adapt(delivery.actions, self.channel.capabilities)
+                if not await self.channel.perform(actions, now):
+                    return
+                self.conversation.delivered(delivery.id, self.clock())
+
+
+def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbound]:
+    """``actions`` as a channel with ``capabilities`` can perform them."""
+    adapted: list[Outbound] = []
+    for action in actions:
+        if isinstance(action, DeleteMessage) and not capabilities.delete_messages:
+            continue
+        if isinstance(action, SendText):
+            if action.image is not None and not capabilities.pictures:
+                action = replace(action, image=None)  # its fixed-width text says the same
+            if action.slot is not None and not capabilities.edit_messages:
+                action = replace(action, slot=None)  # a new status message each time
+        adapted.append(action)
+    return adapted
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a driver coroutine to its end without an event loop, for a channel whose
+    ``perform`` never waits; raise if it does wait."""
+    try:
+        coroutine.send(None)
+    except StopIteration as finished:
+        return finished.value  # type: ignore[no-any-return]
+    coroutine.close()
+    raise RuntimeError("the channel waited: run this driver in an event loop")

@@ -1,0 +1,69 @@
+"""What players look up: /status, /score, /track (the hider) and /review (a finished
+round's questions, answers and checks)."""
+
+from __future__ import annotations
+
+from hideseek_chat.chat import sightings, texts
+from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.model import Outbound
+from hideseek_chat.chat.turn import Turn
+from hideseek_chat.rules.errors import NotAllowed
+from hideseek_chat.rules.state import GameState, Round
+
+Args = tuple[str, ...]
+
+
+def status(turn: Turn, args: Args) -> list[Outbound]:
+    seen = sightings.last_seen(turn.uow, turn.game_id, turn.state)
+    return [turn.reply(texts.status_text(turn.state, turn.fmt, turn.msg.at, seen))]
+
+
+def score(turn: Turn, args: Args) -> list[Outbound]:
+    return [turn.reply(texts.score_text(turn.state, turn.fmt))]
+
+
+def track(turn: Turn, args: Args) -> list[Outbound]:
+    """``/track``: the hider sees how far each seeker was and how long ago."""
+    player = turn.player()
+    if player is None or not turn.state.is_hider(player.id):
+        raise NotAllowed("only the hider tracks the seekers", key="error.only_hider")
+    rows = sightings.seekers_seen_by(turn.uow, turn.game_id, turn.state, player.id)
+    return [turn.reply(texts.track_text(turn.state, turn.fmt, turn.msg.at, rows))]
+
+
+def review(turn: Turn, args: Args) -> list[Outbound]:
+    """``/review [N]``: a round that is over, in the group; in private, the admin's newest
+    game (also after it ended). The numbers and the station are no secret by then."""
+    uow = turn.uow
+    if turn.is_private:
+        found = uow.checks.admin_game(turn.by)
+        if found is None:
+            raise ChatError("chat.review_admin_only")
+        game_id, state = found, uow.games.get(found)
+        fmt = turn.services.formatter(uow, uow.games.chat_key(game_id), state, turn.by)
+    else:
+        game_id, state, fmt = turn.game_id, turn.state, turn.fmt
+    chosen = choose_round(state, args)
+    checks = uow.checks.for_round(game_id, chosen.number)
+    claims = uow.checks.claims(game_id, chosen.number)
+    return [turn.reply(texts.review_text(state, chosen, checks, claims, fmt))]
+
+
+def choose_round(state: GameState, args: Args) -> Round:
+    """The round asked for (default: the last one that is over); refuse a running one."""
+    ended = [r for r in state.rounds if r.ended_at is not None]
+    numbers = ", ".join(str(r.number) for r in ended)
+    if not args:
+        if not ended:
+            raise ChatError("chat.review_nothing")
+        return ended[-1]
+    try:
+        wanted = int(args[0])
+    except ValueError:
+        raise ChatError("chat.review_usage", rounds=numbers or "—") from None
+    for round_ in state.rounds:
+        if round_.number == wanted:
+            if round_.ended_at is None:
+                raise ChatError("chat.review_running")
+            return round_
+    raise ChatError("chat.review_usage", rounds=numbers or "—")

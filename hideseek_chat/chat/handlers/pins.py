@@ -1,0 +1,125 @@
+"""Locations: a live location, a one-off pin, or coordinates and map links typed as text.
+
+Each is stored as a pin of the player who sent it; then the referee says what it
+establishes (``referee``: the zone from the hider's first current pin, the end game from a
+seeker's live location inside the zone, a thermometer finished), and those facts are
+applied in the same turn. A hider's location posted in the group is deleted at once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from hideseek_chat.chat import referee, sightings
+from hideseek_chat.chat.model import ChatKind, DeleteMessage, LocationIn, Outbound, TextIn
+from hideseek_chat.chat.turn import Turn
+from hideseek_chat.geo import PinRejected, parse_pin_text
+from hideseek_chat.rules import pins
+from hideseek_chat.rules.events import Event
+from hideseek_chat.rules.scale import size_rules
+from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.store import GameNotFound
+
+
+def location(turn: Turn, msg: LocationIn) -> list[Outbound]:
+    """A shared location (live or not) from the chat's channel."""
+    if msg.live_ended:
+        return []
+    source = "live" if msg.live else "pin"
+    return _record(turn, msg.lat, msg.lon, msg.accuracy_m, source, msg.forwarded)
+
+
+def text(turn: Turn, msg: TextIn) -> list[Outbound]:
+    """Coordinates or a map link typed as text count as a pin; other chatter is ignored."""
+    try:
+        pin = parse_pin_text(msg.text, msg.at)
+    except PinRejected as rejected:
+        if turn.is_private and rejected.reason != "no_coordinates":
+            return [turn.reply(turn.say("chat.bad_pin"))]
+        return []
+    return _record(turn, pin.lat, pin.lon, pin.accuracy_m, "text", False)
+
+
+def _record(
+    turn: Turn, lat: float, lon: float, accuracy: float | None, source: str, forwarded: bool
+) -> list[Outbound]:
+    msg = turn.msg
+    try:
+        chat = turn.game_chat()
+    except GameNotFound:
+        # In a group a location is just chat; in private it needs a game.
+        return [turn.reply(turn.say("chat.not_in_game"))] if turn.is_private else []
+    uow = turn.uow
+    target = uow.pings.target(chat, msg.sender.ref)
+    if target is None:
+        return []  # not a player: a location in the group is just chat
+    if forwarded:
+        edited = isinstance(msg, LocationIn) and msg.edited
+        return [] if edited else [turn.reply(turn.say("chat.forwarded_pin"))]
+    state = turn.services.state_at(uow, target.game_id, target.last_event_id)
+    turn.use_state(target.game_id, state)
+    is_hider = state.is_hider(target.player_id) and state.phase not in (
+        Phase.SETUP,
+        Phase.GAME_OVER,
+    )
+    uow.pings.add(target.game_id, target.player_id, lat, lon, msg.at, accuracy, source, False)
+    # A repeated location only repeats a pin (the referee reads the newest); remembering
+    # every live edit's update would add a row per edit.
+    turn.remember_update = False
+    turn.wrote()
+    for event in facts(turn, state, target.player_id, msg.at, (lat, lon)):
+        turn.establish(event)
+    replies: list[Outbound] = []
+    if is_hider and msg.kind == ChatKind.GROUP:
+        if msg.message_ref:
+            replies.append(DeleteMessage(msg.chat, message_ref=msg.message_ref))
+        replies.append(turn.to_group(turn.say("chat.hider_pin_in_group")))
+    if not isinstance(msg, LocationIn) or (not msg.live and turn.is_private):
+        replies.append(turn.reply(turn.say("chat.pin_saved")))
+    return replies
+
+
+def facts(
+    turn: Turn, state: GameState, player_id: int, now: datetime, where: tuple[float, float]
+) -> list[Event]:
+    """What a new pin of ``player_id`` at ``where`` establishes: the zone, the end game, a
+    finished thermometer (read from the stored pins, judged by the referee)."""
+    current = state.current_round
+    if current is None or state.phase not in (Phase.SEEKING, Phase.END_GAME):
+        return []
+    uow, game_id = turn.uow, turn.game_id
+    if state.is_hider(player_id):
+        if current.zone is not None or state.phase != Phase.SEEKING:
+            return []
+        fixed = zone_fixed(turn, state, game_id, now)
+        return [fixed] if fixed else []
+    events: list[Event] = []
+    if (
+        state.phase == Phase.SEEKING
+        and current.zone is not None
+        and not state.is_paused
+        and referee.may_be_in_zone(current.zone, *where)
+    ):
+        track = sightings.last_pins(uow, game_id, player_id, 10)
+        started = referee.end_game_started(current.zone, track, now)
+        if started is not None:
+            return [started]
+    pending = state.pending_question()
+    if pending is not None and pins.can_carry_thermometer(state, player_id, pending):
+        start = sightings.thermometer_start(
+            uow, turn.services.thermometer_starts, game_id, pending.asked_by, pending.asked_at
+        )
+        latest = sightings.last_pin(uow, game_id, player_id)
+        by = state.player(player_id).ref
+        finished = referee.thermometer_finished(by, start, latest, pending.distance_m)
+        if finished is not None:
+            events.append(finished)
+    return events
+
+
+def zone_fixed(turn: Turn, state: GameState, game_id: int, now: datetime) -> Event | None:
+    """The zone from the hider's newest pin, or None when it cannot be fixed yet."""
+    uow = turn.uow
+    index = turn.services.maps.index(uow, uow.chats.prefs(uow.games.chat_key(game_id)).map_name)
+    radius = size_rules(state, turn.services.ruleset(state)).zone_radius_m
+    return referee.zone_fixed(index, sightings.hider_pin(uow, game_id, state), radius, now)

@@ -1,0 +1,243 @@
+"""Questions: /ask (typed or from the menu), the hider's answers (buttons or /answer),
+answers held when the pins contradict them, Veto and Randomize, a thermometer's seekers
+arriving, and the photo that answers a photo question."""
+
+from __future__ import annotations
+
+from hideseek_chat.chat import checking, keyboards, referee, sightings, texts
+from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.keyboards import Press
+from hideseek_chat.chat.model import AnswerButton, Outbound, PhotoIn
+from hideseek_chat.chat.parsing import parse_ask
+from hideseek_chat.chat.turn import Turn
+from hideseek_chat.rules import apply as engine_apply
+from hideseek_chat.rules.events import (
+    CardPlayed,
+    QuestionAnswered,
+    QuestionAsked,
+    ThermometerFinished,
+)
+from hideseek_chat.rules.questions import offers, pending_for_hider
+from hideseek_chat.rules.ruleset import Category, PowerupEffect
+from hideseek_chat.rules.state import CardZone, Mode, Question, QuestionStatus
+from hideseek_chat.store.checks import CheckVerdict
+
+Args = tuple[str, ...]
+
+
+# ----------------------------------------------------------------- asking
+
+
+def ask(turn: Turn, args: Args) -> list[Outbound]:
+    """``/ask`` shows the questions that can be asked now; ``/ask radar 1km`` asks one."""
+    state = turn.state
+    player = turn.player()
+    if not args:
+        if player is None:
+            raise ChatError("chat.not_in_game")
+        fmt = turn.fmt
+        available = offers(state, turn.ruleset, player.team_id)
+        labels = [texts.offer_label(offer, fmt) for offer in available]
+        buttons = keyboards.question_menu(turn.game_id, available, labels)
+        return [turn.reply(texts.ask_menu_text(available, fmt), buttons)]
+    asked = parse_ask(args, turn.ruleset, state.size)
+    turn.apply(QuestionAsked(turn.by, asked.question_id, asked.distance_m, _riding(turn)))
+    return []
+
+
+def press_ask(turn: Turn, press: Press) -> list[Outbound]:
+    turn.apply(QuestionAsked(turn.by, press.arg(0), None, _riding(turn)))
+    return []
+
+
+def _riding(turn: Turn) -> bool:
+    """Whether the asker's recent pins move at transit speed (some questions cost more)."""
+    player = turn.player()
+    if player is None:
+        return False
+    track = sightings.last_pins(turn.uow, turn.game_id, player.id, 10)
+    return referee.on_transit(track, turn.msg.at)
+
+
+# ----------------------------------------------------------------- answering
+
+
+def answer(turn: Turn, args: Args) -> list[Outbound]:
+    """``/answer yes`` or ``/answer named Museum of Art``: the typed way to answer."""
+    if not args:
+        raise ChatError("chat.answer_usage")
+    word = args[0].lower()
+    detail = " ".join(args[1:]) or None
+    if word != "named" and detail:
+        raise ChatError("chat.answer_usage")
+    return _answer(turn, None, word, detail)
+
+
+def press_answer(turn: Turn, press: Press) -> list[Outbound]:
+    record_id = press.int_arg(0)
+    word = press.arg(1)
+    detail = None
+    if word == "s":  # the suggested tentacle place
+        suggested = turn.uow.checks.suggestion(press.game_id, record_id)
+        if suggested is None:
+            raise ChatError("chat.button_unknown")
+        word, detail = suggested
+    return _answer(turn, record_id, word, detail)
+
+
+def _answer(turn: Turn, record_id: int | None, word: str, detail: str | None) -> list[Outbound]:
+    """Send the hider's answer to ``record_id`` (None: the pending one), unless the pins
+    contradict it: then hold it and ask the hider to confirm."""
+    state = turn.state
+    record = _open_record(turn, record_id)
+    event = checking.answer_event(state, turn.by, record, word, detail)
+    game_id, at = turn.game_id, turn.msg.at
+    engine_apply(turn.ruleset, state, event, at)  # refuse now what the rules refuse
+    player = turn.player()
+    assert player is not None  # the rules accepted the answer
+    if record.category == Category.PHOTO:
+        turn.uow.checks.computed(game_id, record.id, checking.not_computed("photo", at))
+        verdict = CheckVerdict.UNCHECKED
+        suggestion = None
+    else:
+        suggestion = checking.compute(
+            turn.uow, turn.services.maps, turn.ruleset, game_id, state, record, at
+        )
+        verdict = checking.verdict_for(suggestion, word, detail)
+    if verdict == CheckVerdict.DISAGREED:
+        assert suggestion is not None
+        return _hold(turn, record, suggestion, word, detail)
+    turn.uow.checks.decide(
+        game_id, record.id, verdict, at, answered_by=player.id, sent=(word, detail)
+    )
+    turn.apply(event)
+    return []
+
+
+def _hold(
+    turn: Turn, record: Question, suggestion: referee.Suggestion, word: str, detail: str | None
+) -> list[Outbound]:
+    """Hold the answer the pins contradict and show the hider the numbers."""
+    player = turn.player()
+    assert player is not None
+    game_id = turn.game_id
+    turn.uow.checks.decide(
+        game_id,
+        record.id,
+        CheckVerdict.CONFIRMING,
+        turn.msg.at,
+        answered_by=player.id,
+        proposed=(word, detail),
+    )
+    turn.wrote()
+    own = turn.formatter(turn.by)
+    held = texts.held_answer(record, suggestion, word, detail, own)
+    buttons = keyboards.held_answer(game_id, record.id, held.anyway, held.suggested)
+    replies: list[Outbound] = [turn.to_person(turn.by, held.text, buttons)]
+    if turn.is_press:
+        replies.insert(0, _toast(turn, held.toast))
+    return replies
+
+
+def press_confirm(turn: Turn, press: Press) -> list[Outbound]:
+    """The hider confirms a held answer (``a``: send it anyway) or takes the pins' (``s``)."""
+    record_id, choice = press.int_arg(0), press.arg(1)
+    check = turn.uow.checks.get(press.game_id, record_id)
+    if check is None or check.verdict != CheckVerdict.CONFIRMING or choice not in ("a", "s"):
+        raise ChatError("chat.button_unknown")
+    record = _open_record(turn, record_id)
+    if choice == "a":
+        assert check.proposed_answer is not None
+        sent = (check.proposed_answer, check.proposed_detail)
+        verdict = CheckVerdict.DISAGREED
+    elif check.computation.answer is not None:
+        sent = (check.computation.answer, check.computation.detail)
+        verdict = CheckVerdict.AGREED
+    else:
+        raise ChatError("chat.button_unknown")
+    turn.apply(checking.answer_event(turn.state, turn.by, record, *sent))
+    player = turn.player()
+    assert player is not None
+    turn.uow.checks.decide(
+        press.game_id,
+        record_id,
+        verdict,
+        turn.msg.at,
+        answered_by=player.id,
+        sent=sent,
+        confirmed_anyway=choice == "a",
+    )
+    return []
+
+
+def _open_record(turn: Turn, record_id: int | None) -> Question:
+    """The question being answered; a button of a question no longer open is refused."""
+    if record_id is None:
+        return pending_for_hider(turn.state, None)
+    try:
+        record = turn.state.question_record(record_id)
+    except KeyError:
+        raise ChatError("chat.button_unknown") from None
+    if record.status not in (QuestionStatus.PENDING, QuestionStatus.TRAVELLING):
+        raise ChatError("chat.button_unknown")
+    return record
+
+
+def _toast(turn: Turn, text: str) -> AnswerButton:
+    return AnswerButton(turn.by, text=text, press_ref=getattr(turn.msg, "press_ref", ""))
+
+
+# ----------------------------------------------------------------- powerups on a question
+
+
+def press_veto(turn: Turn, press: Press) -> list[Outbound]:
+    return _power(turn, press, PowerupEffect.VETO)
+
+
+def press_randomize(turn: Turn, press: Press) -> list[Outbound]:
+    return _power(turn, press, PowerupEffect.RANDOMIZE)
+
+
+def _power(turn: Turn, press: Press, effect: PowerupEffect) -> list[Outbound]:
+    """Play the hider's Veto or Randomize on the question the button was under."""
+    player = turn.player()
+    if player is None:
+        raise ChatError("chat.not_a_player_button")
+    wanted = {c.id for c in turn.ruleset.cards if c.powerup == effect}
+    held = [c.id for c in turn.state.cards_in(CardZone.HAND, player.team_id) if c.def_id in wanted]
+    if not held:
+        raise ChatError("chat.button_unknown")
+    standard = turn.state.settings.mode == Mode.STANDARD
+    record_id = None if standard else press.int_arg(0)
+    turn.apply(CardPlayed(turn.by, held[0], record_id=record_id))
+    return []
+
+
+# ----------------------------------------------------------------- thermometers, photos
+
+
+def press_arrived(turn: Turn, press: Press) -> list[Outbound]:
+    """Seekers say they reached the thermometer's end; the pins tell how far they went."""
+    state = turn.state
+    record = state.question_record(press.int_arg(0)) if press.args else None
+    player = turn.player()
+    if record is None or player is None or record.status != QuestionStatus.TRAVELLING:
+        raise ChatError("chat.button_unknown")
+    start = sightings.thermometer_start(
+        turn.uow, turn.services.thermometer_starts, press.game_id, record.asked_by, record.asked_at
+    )
+    latest = sightings.last_pin(turn.uow, press.game_id, player.id)
+    travelled = referee.travelled_m(start, latest) if start and latest else 0.0
+    turn.apply(ThermometerFinished(turn.by, travelled))
+    return []
+
+
+def photo(turn: Turn, msg: PhotoIn) -> list[Outbound]:
+    """A hider's photo in private answers the pending photo question (relayed to the group)."""
+    if not turn.is_private:
+        return []
+    pending = turn.state.pending_question()
+    if pending is None or pending.category != Category.PHOTO:
+        raise ChatError("chat.photo_not_expected")
+    turn.apply(QuestionAnswered(turn.by, "photo", msg.file_ref))
+    return []

@@ -1,0 +1,292 @@
+"""Buttons: what a press means (a verb and its arguments) and the keyboards the bot shows.
+
+Button data reads ``verb:game_id:arg:arg`` in at most 64 bytes (Telegram's limit). The game
+id makes a button from an earlier game harmless: a press is refused when it does not name
+the chat's current game (a botnet button names its match instead). ``Verb`` gives each verb
+a readable name; its values are the short words already sent in buttons that players may
+still press, so they never change.
+
+Every keyboard the Hide+Seek game shows is built here, from values the caller read; nothing
+here reads the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import combinations
+from typing import Any
+
+from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.i18n import LANGUAGES, N_, Formatter, language_name
+from hideseek_chat.chat.model import Button
+from hideseek_chat.rules.questions import QuestionOffer
+from hideseek_chat.rules.ruleset import CATEGORY_ANSWERS, NULL_ANSWER, CardKind, Category, Ruleset
+from hideseek_chat.rules.state import ActiveCurse, Card, Question
+
+MAX_BYTES = 64
+
+Rows = tuple[tuple[Button, ...], ...]
+
+
+class Verb(StrEnum):
+    """What a button does; the value is what its data starts with (never change one)."""
+
+    JOIN = "join"  # (join the game)
+    ANSWER = "ans"  # record_id, answer word (or 's' for the suggested tentacle place)
+    VETO = "veto"  # record_id
+    RANDOMIZE = "rnd"  # record_id
+    KEEP_CARDS = "keep"  # cycle_id, comma-separated card ids
+    PLAY_CARD = "play"  # card_id, then the casting steps chosen (d<ids>, t<card>, c, g<team>)
+    DISCARD_CARD = "disc"  # card_id
+    ANSWER_CATCH = "catch"  # y / n
+    CLEAR_CURSE = "clear"  # curse_id
+    ARRIVED = "arrive"  # record_id (a thermometer's seekers arrived)
+    ASK = "ask"  # question id
+    SET = "set"  # setting, value
+    CHOOSE_MAP = "map"  # map pack name
+    SHOW_HAND = "hand"  # (show the hand)
+    NEXT_ROUND = "next"  # (start the next round now)
+    CONFIRM_ANSWER = "chk"  # record_id, a (send the held answer anyway) / s (the pins' answer)
+    DECIDE_CLAIM = "claim"  # claim_id, y / n (the hider accepts or refuses an end-game claim)
+    # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
+    ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
+    CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss
+    MOVE_PROXY = "bnm"  # turns played, device to move the proxy to
+    CLAIM_DEVICE = "bnc"  # turns played, device to claim
+
+
+#: The verbs of the botnet game: their id names a match, not the chat's game.
+BOTNET_VERBS = frozenset(
+    {Verb.ACCEPT_CHALLENGE, Verb.CHOOSE_FIRST, Verb.MOVE_PROXY, Verb.CLAIM_DEVICE}
+)
+
+
+@dataclass(frozen=True)
+class Press:
+    """A decoded button press: its verb, the game (or match) it names and its arguments."""
+
+    verb: Verb
+    game_id: int
+    args: tuple[str, ...]
+
+    def arg(self, index: int) -> str:
+        try:
+            return self.args[index]
+        except IndexError:
+            raise ChatError("chat.button_unknown") from None
+
+    def int_arg(self, index: int) -> int:
+        try:
+            return int(self.arg(index))
+        except ValueError:
+            raise ChatError("chat.button_unknown") from None
+
+
+def encode(verb: Verb, game_id: int, *args: object) -> str:
+    """Button data for ``verb`` in game ``game_id``; raise ValueError if over 64 bytes."""
+    data = ":".join([Verb(verb).value, str(game_id), *(str(a) for a in args)])
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"button data too long: {data!r}")
+    return data
+
+
+def decode(data: str) -> Press:
+    """Read button data; anything malformed or forged raises ChatError."""
+    parts = data.split(":")
+    if len(parts) < 2 or len(data.encode()) > MAX_BYTES:
+        raise ChatError("chat.button_unknown")
+    try:
+        verb = Verb(parts[0])
+        game_id = int(parts[1])
+    except ValueError:
+        raise ChatError("chat.button_unknown") from None
+    return Press(verb, game_id, tuple(parts[2:]))
+
+
+def button(label: str, verb: Verb, game_id: int, *args: object) -> Button:
+    return Button(label, encode(verb, game_id, *args))
+
+
+def column(buttons: Iterable[Button]) -> Rows:
+    """One button per row."""
+    return tuple((b,) for b in buttons)
+
+
+# ----------------------------------------------------------------- joining and private chats
+
+
+def open_private(label: str) -> Button:
+    """A button that opens the person's private chat with the bot."""
+    return Button(label, private_link=True)
+
+
+def join_game(game_id: int, join_label: str, private_label: str) -> Rows:
+    return ((button(join_label, Verb.JOIN, game_id),), (open_private(private_label),))
+
+
+# ----------------------------------------------------------------- setting up
+
+
+def settings(game_id: int, fmt: Formatter, automatic_label: str, automatic: bool) -> Rows:
+    g = game_id
+    return (
+        tuple(
+            button(fmt.n("{count} round each", "{count} rounds each", n), Verb.SET, g, "rounds", n)
+            for n in (1, 2, 3)
+        ),
+        tuple(
+            button(label, Verb.SET, g, "timer", minutes)
+            for label, minutes in (
+                (fmt.t("No time limit"), 0),
+                ("4 h", 240),
+                ("8 h", 480),
+                ("24 h", 1440),
+            )
+        ),
+        (
+            button(fmt.t("No rest periods"), Verb.SET, g, "rest", "none"),
+            button(fmt.t("Rest 22:00–08:00"), Verb.SET, g, "rest", "night"),
+        ),
+        tuple(button(language_name(c), Verb.SET, g, "lang", c) for c in LANGUAGES),
+        (
+            button(fmt.t("Metric"), Verb.SET, g, "units", "metric"),
+            button(fmt.t("Imperial"), Verb.SET, g, "units", "imperial"),
+        ),
+        (button(fmt.t("Choose the map"), Verb.SET, g, "map", "list"),),
+        (button(automatic_label, Verb.SET, g, "auto", "off" if automatic else "on"),),
+    )
+
+
+def map_choices(game_id: int, names: Sequence[str]) -> Rows:
+    return column(button(name, Verb.CHOOSE_MAP, game_id, name) for name in names)
+
+
+def start_hiding(game_id: int, fmt: Formatter) -> Rows:
+    return ((button(fmt.t(N_("▶️ Start my hiding period now")), Verb.NEXT_ROUND, game_id),),)
+
+
+# ----------------------------------------------------------------- questions
+
+
+def question_menu(game_id: int, offers: Sequence[QuestionOffer], labels: Sequence[str]) -> Rows:
+    """One button per question that can be asked now (custom distances are typed)."""
+    return column(
+        button(label, Verb.ASK, game_id, offer.question.id)
+        for offer, label in zip(offers, labels, strict=True)
+        if not offer.question.custom_distance
+    )
+
+
+def arrived(game_id: int, record_id: object, fmt: Formatter) -> Rows:
+    return ((button(fmt.t(N_("📍 We've arrived")), Verb.ARRIVED, game_id, record_id),),)
+
+
+def answers(
+    game_id: int,
+    record: Question,
+    suggested: str | None,
+    suggested_place: str | None,
+    powers: Mapping[str, bool],
+    fmt: Formatter,
+) -> Rows:
+    """The hider's answer buttons, the suggested answer marked; Veto/Randomize when held."""
+    rows: list[tuple[Button, ...]] = []
+    answer_row = []
+    if record.category == Category.TENTACLE and suggested_place:
+        answer_row.append(button(f"👉 {suggested_place}", Verb.ANSWER, game_id, record.id, "s"))
+    for word in CATEGORY_ANSWERS[record.category]:
+        if word in ("named", "photo"):
+            continue
+        mark = "👉 " if word == suggested else ""
+        answer_row.append(button(mark + fmt.answer(word), Verb.ANSWER, game_id, record.id, word))
+    rows.append(tuple(answer_row))
+    if record.category in (Category.MATCHING, Category.MEASURING, Category.TENTACLE):
+        mark = "👉 " if suggested == NULL_ANSWER else ""
+        label = mark + fmt.answer(NULL_ANSWER)
+        rows.append((button(label, Verb.ANSWER, game_id, record.id, NULL_ANSWER),))
+    power_row = []
+    if powers.get("veto"):
+        power_row.append(button(fmt.t(N_("🚫 Veto")), Verb.VETO, game_id, record.id))
+    if powers.get("randomize"):
+        power_row.append(button(fmt.t(N_("🎲 Randomize")), Verb.RANDOMIZE, game_id, record.id))
+    if power_row:
+        rows.append(tuple(power_row))
+    return tuple(rows)
+
+
+def held_answer(game_id: int, record_id: int, anyway_label: str, suggested_label: str) -> Rows:
+    """The hider's choice when the pins contradict their answer."""
+    return (
+        (button(anyway_label, Verb.CONFIRM_ANSWER, game_id, record_id, "a"),),
+        (button(suggested_label, Verb.CONFIRM_ANSWER, game_id, record_id, "s"),),
+    )
+
+
+# ----------------------------------------------------------------- cards and curses
+
+
+def keep_cards(game_id: int, params: Mapping[str, Any], fmt: Formatter) -> Rows:
+    """One button per choice of cards to keep from a draw (at most 20)."""
+    ids = [int(i) for i in params.get("card_ids", [])]
+    names = [str(n) for n in params.get("cards", [])]
+    keep = int(params.get("keep", 1))
+    cycle = params.get("cycle_id")
+    rows = []
+    for combo in combinations(range(len(ids)), keep):
+        label = " + ".join(fmt.card(names[i]) for i in combo)
+        chosen = ",".join(str(ids[i]) for i in combo)
+        rows.append((button(f"🃏 {label}", Verb.KEEP_CARDS, game_id, cycle, chosen),))
+    return tuple(rows[:20])
+
+
+def hand(game_id: int, cards: Sequence[Card], ruleset: Ruleset, fmt: Formatter) -> Rows:
+    """Play (not a time bonus) and discard buttons for each card in a hand."""
+    rows: list[tuple[Button, ...]] = []
+    for card in cards:
+        name = fmt.card(card.def_id)
+        row = []
+        if ruleset.card(card.def_id).kind != CardKind.TIME_BONUS:
+            row.append(button(f"▶️ {name}", Verb.PLAY_CARD, game_id, card.id))
+        row.append(button(f"🗑 {name}", Verb.DISCARD_CARD, game_id, card.id))
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def casting_choices(
+    game_id: int, steps_so_far: Sequence[str], options: Sequence[tuple[str, str]]
+) -> Rows:
+    """The next casting step's options: each press adds its step to the card's steps."""
+    return column(
+        button(label, Verb.PLAY_CARD, game_id, *steps_so_far, step) for label, step in options
+    )
+
+
+def curse_done(game_id: int, curse_id: object, fmt: Formatter) -> Rows:
+    return ((button(fmt.t(N_("✅ Curse done")), Verb.CLEAR_CURSE, game_id, curse_id),),)
+
+
+def curses_to_clear(game_id: int, curses: Sequence[ActiveCurse], fmt: Formatter) -> Rows:
+    return column(button(fmt.card(c.def_id), Verb.CLEAR_CURSE, game_id, c.id) for c in curses)
+
+
+# ----------------------------------------------------------------- the end game
+
+
+def confirm_catch(game_id: int, fmt: Formatter) -> Rows:
+    return (
+        (
+            button(fmt.t(N_("✅ Yes, they found me")), Verb.ANSWER_CATCH, game_id, "y"),
+            button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, "n"),
+        ),
+    )
+
+
+def decide_claim(game_id: int, claim_id: int, accept_label: str, refuse_label: str) -> Rows:
+    return (
+        (
+            button(accept_label, Verb.DECIDE_CLAIM, game_id, claim_id, "y"),
+            button(refuse_label, Verb.DECIDE_CLAIM, game_id, claim_id, "n"),
+        ),
+    )

@@ -1,0 +1,205 @@
+"""From the outbox to messages: who receives each announcement, its text and its buttons.
+
+Rendering only reads. What the referee must do before an announcement can be shown (fix a
+zone, freeze the hiding spot, check a question against the pins) is done before, by
+``jobs``. Hider-only material (the station, the suggested answer and its numbers) is only
+ever addressed to the hider's private chats.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from hideseek_chat.chat import checking, keyboards, sightings, texts
+from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.model import Outbound, SendText
+from hideseek_chat.chat.turn import Services
+from hideseek_chat.rules.curses import is_clearable
+from hideseek_chat.rules.decisions import AudienceKind, Notify
+from hideseek_chat.rules.deck import hand_limit
+from hideseek_chat.rules.ruleset import Category, PowerupEffect
+from hideseek_chat.rules.state import CardZone, GameState, QuestionStatus
+from hideseek_chat.store import OutboxMessage, UnitOfWork
+
+Rows = keyboards.Rows
+
+#: Notices after which a team sees its hand again, with its buttons.
+HAND_NOTICES = frozenset(
+    {"draw.kept", "hand.discarded", "hand.expanded", "card.duplicated", "hand.over_limit"}
+)
+
+
+def recipients(state: GameState, notify: Notify, created_at: datetime) -> list[str]:
+    """The private chats a non-group decision goes to (active members only)."""
+    kind = notify.to.kind
+    if kind == AudienceKind.PLAYER and notify.to.player_id is not None:
+        return [state.player(notify.to.player_id).ref]
+    if kind == AudienceKind.TEAM and notify.to.team_id is not None:
+        return [p.ref for p in state.team_players(notify.to.team_id)]
+    hider_team = _hider_team_at(state, created_at)
+    if kind == AudienceKind.HIDERS:
+        return [p.ref for p in state.team_players(hider_team)] if hider_team else []
+    if kind == AudienceKind.SEEKERS:
+        return [
+            p.ref
+            for team in state.teams
+            if team.id != hider_team
+            for p in state.team_players(team.id)
+        ]
+    return []
+
+
+def _hider_team_at(state: GameState, at: datetime) -> int | None:
+    hider = None
+    for round_ in state.rounds:
+        if round_.hiding_started_at is None or round_.hiding_started_at <= at:
+            hider = round_.hider_team_id
+    return hider
+
+
+def render(
+    services: Services,
+    uow: UnitOfWork,
+    message: OutboxMessage,
+    notify: Notify,
+    state: GameState,
+    now: datetime,
+) -> list[Outbound]:
+    """The decision's messages: one to the group, or one to each private reader in the
+    language they read (their own, else the group's)."""
+    chat = message.chat_key
+    if notify.to.kind == AudienceKind.GROUP:
+        fmt = services.formatter(uow, chat, state)
+        text, buttons, photo = _compose(services, uow, message, notify, state, fmt, now)
+        return [SendText(chat, text=text, buttons=buttons, photo_ref=photo)]
+    sends: list[Outbound] = []
+    composed: dict[str, tuple[str, Rows, str | None]] = {}
+    for ref in recipients(state, notify, message.created_at):
+        fmt = services.formatter(uow, chat, state, ref)
+        if fmt.language not in composed:
+            composed[fmt.language] = _compose(services, uow, message, notify, state, fmt, now)
+        text, buttons, photo = composed[fmt.language]
+        sends.append(SendText(ref, text=text, buttons=buttons, photo_ref=photo, private=True))
+    return sends
+
+
+def status(
+    services: Services,
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    fmt: Formatter,
+    now: datetime,
+) -> str:
+    """The group's pinned status."""
+    return texts.status_text(state, fmt, now, sightings.last_seen(uow, game_id, state))
+
+
+def _compose(
+    services: Services,
+    uow: UnitOfWork,
+    message: OutboxMessage,
+    notify: Notify,
+    state: GameState,
+    fmt: Formatter,
+    now: datetime,
+) -> tuple[str, Rows, str | None]:
+    """The text, buttons and relayed photo of a decision, said with ``fmt``."""
+    # The game's size lets texts show what a time bonus is worth for this game.
+    params: dict[str, Any] = {"size": state.size.value, "global_scale": state.settings.global_scale}
+    params.update(notify.params)
+    text = texts.say(notify.key, params, fmt)
+    buttons: Rows = ()
+    photo: str | None = None
+    game_id = message.game_id
+    key = notify.key
+    if key == "game.created":
+        buttons = keyboards.join_game(
+            game_id,
+            texts.say("chat.join_button", {}, fmt),
+            texts.say("chat.open_private_button", {}, fmt),
+        )
+    elif key == "question.asked" and params.get("category") == Category.THERMOMETER.value:
+        buttons = keyboards.arrived(game_id, params["record_id"], fmt)
+    elif key == "question.incoming":
+        extra, buttons = _incoming(
+            services, uow, game_id, state, int(params["record_id"]), fmt, now
+        )
+        text = f"{text}\n\n{extra}" if extra else text
+    elif key == "draw.offer":
+        buttons = keyboards.keep_cards(game_id, params, fmt)
+    elif key in HAND_NOTICES and notify.to.team_id is not None:
+        team_id = notify.to.team_id
+        ruleset = services.ruleset(state)
+        limit = hand_limit(state, ruleset, team_id)
+        text = f"{text}\n\n{texts.hand_text(state, fmt, team_id, limit)}"
+        buttons = keyboards.hand(game_id, state.cards_in(CardZone.HAND, team_id), ruleset, fmt)
+    elif key == "catch.confirm":
+        buttons = keyboards.confirm_catch(game_id, fmt)
+    elif key == "curse.cast":
+        curse_id = params.get("curse_id")
+        definition = services.ruleset(state).card(str(params.get("curse")))
+        if curse_id is not None and definition.curse is not None and is_clearable(definition.curse):
+            buttons = keyboards.curse_done(game_id, curse_id, fmt)
+    elif key == "round.next_you_hide":
+        buttons = keyboards.start_hiding(game_id, fmt)
+    elif key == "question.answered" and params.get("answer") == "photo" and params.get("detail"):
+        photo = str(params["detail"])
+    note = _check_note(uow, game_id, state, key, params, fmt)
+    if note:
+        text = f"{text}\n{note}"
+    return text, buttons, photo
+
+
+def _incoming(
+    services: Services,
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    record_id: int,
+    fmt: Formatter,
+    now: datetime,
+) -> tuple[str, Rows]:
+    """The hider's view of a question: the suggestion, its numbers and answer buttons."""
+    try:
+        record = state.question_record(record_id)
+    except KeyError:
+        return "", ()
+    if record.status == QuestionStatus.TRAVELLING:
+        return "", ()  # a heads-up: the question comes once the seekers have travelled
+    ruleset = services.ruleset(state)
+    suggestion = checking.stored_suggestion(
+        uow, services.maps, ruleset, game_id, state, record, now
+    )
+    check = uow.checks.get(game_id, record.id)
+    if check is not None and check.automatic:
+        return texts.automatic_text(record, suggestion, fmt), ()
+    hand = {
+        ruleset.card(c.def_id).powerup for c in state.cards_in(CardZone.HAND, state.hider_team_id())
+    }
+    powers = {
+        "veto": PowerupEffect.VETO in hand,
+        "randomize": PowerupEffect.RANDOMIZE in hand,
+    }
+    buttons = keyboards.answers(game_id, record, suggestion.answer, suggestion.detail, powers, fmt)
+    return texts.suggestion_text(suggestion, fmt), buttons
+
+
+def _check_note(
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    key: str,
+    params: dict[str, Any],
+    fmt: Formatter,
+) -> str | None:
+    """The check line under an answer or a claimed end game, for everyone; None if none."""
+    if key == "question.answered" and params.get("record_id") is not None:
+        return texts.answer_note(uow.checks.get(game_id, int(params["record_id"])), fmt)
+    if key == "endgame.started" and params.get("by"):
+        current = state.current_round
+        if current is None:
+            return None
+        return texts.claim_note(uow.checks.claims(game_id, current.number), fmt)
+    return None

@@ -1,0 +1,139 @@
+"""Where the players were: the pins the referee needs, read from the store.
+
+Reads only: each function takes the unit of work of the turn (or the job) that asks and
+returns stored pins, or what the referee makes of them. The referee's judgement itself is
+pure and lives in ``referee``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from datetime import datetime
+
+from hideseek_chat.chat import referee
+from hideseek_chat.chat.maps import Maps
+from hideseek_chat.geo import distance_m
+from hideseek_chat.rules.ruleset import Ruleset
+from hideseek_chat.rules.state import GameState, Mode, Question
+from hideseek_chat.store import Ping, UnitOfWork
+
+#: Where each thermometer's asker stood when asking, read once per process, not on every
+#: live edit: (game, asker, asked at) -> pin.
+StartCache = MutableMapping[tuple[int, int, datetime], Ping]
+
+
+def last_pins(uow: UnitOfWork, game_id: int, player_id: int, n: int = 20) -> list[Ping]:
+    """A player's newest ``n`` pins, newest first."""
+    return uow.pings.last(game_id, player_id, n)
+
+
+def last_pin(uow: UnitOfWork, game_id: int, player_id: int) -> Ping | None:
+    pings = uow.pings.last(game_id, player_id, 1)
+    return pings[0] if pings else None
+
+
+def hider_pin(uow: UnitOfWork, game_id: int, state: GameState) -> Ping | None:
+    """The newest pin of any member of the hiding team."""
+    hider = state.hider_team_id()
+    if hider is None:
+        return None
+    newest: Ping | None = None
+    for player in state.team_players(hider):
+        ping = last_pin(uow, game_id, player.id)
+        if ping is not None and (newest is None or ping.at > newest.at):
+            newest = ping
+    return newest
+
+
+def seeker_pins(uow: UnitOfWork, game_id: int, state: GameState) -> list[Ping]:
+    """Every seeker's newest pin."""
+    found = []
+    for team in state.seeker_team_ids():
+        for seeker in state.team_players(team):
+            ping = last_pin(uow, game_id, seeker.id)
+            if ping is not None:
+                found.append(ping)
+    return found
+
+
+def seekers_pin_before(
+    uow: UnitOfWork, game_id: int, state: GameState, team_id: int, at: datetime
+) -> Ping | None:
+    """The newest seeker pin taken by ``at``: any seeker in the standard game, else a
+    member of the asking team."""
+    standard = state.settings.mode == Mode.STANDARD
+    teams = state.seeker_team_ids() if standard else [team_id]
+    newest: Ping | None = None
+    for team in teams:
+        for player in state.team_players(team):
+            ping = referee.latest_before(last_pins(uow, game_id, player.id, 50), at)
+            if ping is not None and (newest is None or ping.at > newest.at):
+                newest = ping
+    return newest
+
+
+def thermometer_start(
+    uow: UnitOfWork, cache: StartCache, game_id: int, asker_id: int, asked_at: datetime
+) -> Ping | None:
+    """Where the asking seeker was when the thermometer was asked."""
+    key = (game_id, asker_id, asked_at)
+    if key not in cache:
+        start = referee.latest_before(last_pins(uow, game_id, asker_id, 200), asked_at)
+        if start is None:
+            return None
+        cache[key] = start
+    return cache[key]
+
+
+def last_seen(uow: UnitOfWork, game_id: int, state: GameState) -> dict[str, datetime | None]:
+    """When each active player's newest pin was taken (None: never)."""
+    seen: dict[str, datetime | None] = {}
+    for player in state.players:
+        if player.active:
+            ping = last_pin(uow, game_id, player.id)
+            seen[player.ref] = ping.at if ping else None
+    return seen
+
+
+def seekers_seen_by(
+    uow: UnitOfWork, game_id: int, state: GameState, hider_id: int
+) -> list[tuple[str, float | None, datetime | None]]:
+    """For the hider: each seeker's name, distance from the hider's newest pin and age."""
+    mine = last_pin(uow, game_id, hider_id)
+    rows: list[tuple[str, float | None, datetime | None]] = []
+    for team_id in state.seeker_team_ids():
+        for seeker in state.team_players(team_id):
+            ping = last_pin(uow, game_id, seeker.id)
+            if ping is None:
+                rows.append((seeker.name, None, None))
+                continue
+            far = distance_m(mine.lat, mine.lon, ping.lat, ping.lon) if mine else None
+            rows.append((seeker.name, far, ping.at))
+    return rows
+
+
+def suggestion(
+    uow: UnitOfWork,
+    maps: Maps,
+    ruleset: Ruleset,
+    game_id: int,
+    state: GameState,
+    record: Question,
+    now: datetime,
+    reached_at: datetime,
+) -> referee.Suggestion:
+    """What the pins and the map say of ``record`` at ``now``.
+
+    A thermometer ends where the seekers were at ``reached_at`` (when it first reached the
+    hider), however often this runs.
+    """
+    chat = uow.games.chat_key(game_id)
+    index = maps.index(uow, uow.chats.prefs(chat).map_name)
+    hider = hider_pin(uow, game_id, state)
+    asker_pings = last_pins(uow, game_id, record.asked_by, 200)
+    start = referee.latest_before(asker_pings, record.asked_at)
+    # Whoever of the seekers travelled: in the standard game any seeker may carry it.
+    end = seekers_pin_before(uow, game_id, state, record.team_id, reached_at) or (
+        referee.latest_before(asker_pings, reached_at)
+    )
+    return referee.suggest(ruleset, state, record, index, hider, start, end, now)

@@ -1,0 +1,275 @@
+"""One inbound message, one unit of work: the game, its state, ruleset and formatters.
+
+``Conversation.handle`` opens a ``Turn`` for each message after the one redelivery check,
+hands it to the routed handler and commits it once. Handlers read the game through the
+turn, apply engine events with ``Turn.apply`` (the same transaction: the game row locked,
+timers that fell due first, the state, the event log and the outbox), and say what they
+wrote with ``Turn.wrote``; a refusal raised anywhere rolls the whole turn back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.maps import Maps
+from hideseek_chat.chat.model import Button, ButtonIn, ChatKind, Inbound, SendText
+from hideseek_chat.chat.sightings import StartCache
+from hideseek_chat.chat.texts import say
+from hideseek_chat.rules import apply as engine_apply
+from hideseek_chat.rules.decisions import Decision
+from hideseek_chat.rules.errors import RuleViolation
+from hideseek_chat.rules.events import Event
+from hideseek_chat.rules.ruleset import Ruleset
+from hideseek_chat.rules.state import GameState, Player
+from hideseek_chat.store import GameNotFound, UnitOfWork, UnitOfWorkFactory, create_game
+from hideseek_chat.store.uow import RulesetLoader, fire_due, record_applied
+
+
+@dataclass
+class Services:
+    """What every turn and job shares: the store, maps, rulesets and per-process caches."""
+
+    uow_factory: UnitOfWorkFactory
+    maps: Maps
+    rulesets: RulesetLoader
+    known_rulesets: tuple[str, ...]
+    seeds: Callable[[], int]
+    #: each game's state by its last event id, so live-location edits need not reload it
+    states: dict[int, tuple[int | None, GameState]] = field(default_factory=dict)
+    thermometer_starts: StartCache = field(default_factory=dict)
+
+    def ruleset(self, state: GameState) -> Ruleset:
+        return self.rulesets(state.ruleset)
+
+    def formatter(
+        self, uow: UnitOfWork, chat: str, state: GameState | None, person: str | None = None
+    ) -> Formatter:
+        """How to speak in ``chat``; with ``person``, in that person's private chat instead
+        (their own language if they chose one, else the group's)."""
+        prefs = uow.chats.prefs(chat)
+        ruleset = self.ruleset(state) if state is not None else None
+        units = prefs.units or (ruleset.units if ruleset else "metric")
+        offset = state.settings.utc_offset_min if state is not None else 0
+        language = (uow.chats.language(person) if person else None) or prefs.language
+        return Formatter(language, units, offset, ruleset)
+
+    def state_at(self, uow: UnitOfWork, game_id: int, stamp: int | None) -> GameState:
+        """The game's state, from memory when nothing happened since (``stamp``)."""
+        cached = self.states.get(game_id)
+        if cached is not None and stamp is not None and cached[0] == stamp:
+            return cached[1]
+        state = uow.games.get(game_id)
+        if stamp is not None:
+            self.states[game_id] = (stamp, state)
+        return state
+
+
+class Turn:
+    """The unit of work of one inbound message, and what handlers read through it."""
+
+    def __init__(self, services: Services, msg: Inbound, uow: UnitOfWork) -> None:
+        self.services = services
+        self.msg = msg
+        self.uow = uow
+        self.applied: list[Decision] = []
+        #: False for a turn whose only write need not be remembered (a pin)
+        self.remember_update = True
+        self._wrote = False
+        self._marked = False
+        self._chat: str | None = None
+        self._game: tuple[int, GameState] | None = None
+        self._locked = False
+        self._fmt: Formatter | None = None
+
+    # ------------------------------------------------------------------ who and where
+
+    @property
+    def by(self) -> str:
+        """The sender's ref, as engine events name people."""
+        return self.msg.sender.ref
+
+    @property
+    def is_private(self) -> bool:
+        return self.msg.kind == ChatKind.PRIVATE
+
+    @property
+    def reader(self) -> str | None:
+        """Who reads the replies in a chat of their own: the sender of a private message."""
+        return self.msg.sender.ref if self.is_private else None
+
+    def game_chat(self) -> str:
+        """The group whose game the message is about; raise GameNotFound when there is none."""
+        if self._chat is None:
+            if not self.is_private:
+                self._chat = self.msg.chat
+            else:
+                chat = self.uow.chats.game_chat_for(self.msg.sender.ref)
+                if chat is None:
+                    raise GameNotFound(self.msg.sender.ref)
+                self._chat = chat
+        return self._chat
+
+    # ------------------------------------------------------------------ the game
+
+    def game(self) -> tuple[int, GameState]:
+        """The chat's current game and its state; raise GameNotFound when there is none."""
+        if self._game is None:
+            chat = self.game_chat()
+            loaded = self.uow.games.for_chat(chat)
+            if loaded is None:
+                raise GameNotFound(chat)
+            self._game = (loaded.id, loaded.state)
+        return self._game
+
+    def use_state(self, game_id: int, state: GameState) -> None:
+        """Take the game's state read elsewhere in this turn (a cached one, for pins)."""
+        if self._game is None:
+            self._game = (game_id, state)
+
+    def has_game(self) -> bool:
+        try:
+            self.game()
+        except GameNotFound:
+            return False
+        return True
+
+    @property
+    def game_id(self) -> int:
+        return self.game()[0]
+
+    @property
+    def state(self) -> GameState:
+        return self.game()[1]
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self.services.ruleset(self.state)
+
+    def player(self) -> Player | None:
+        """The sender as a player of the game, if they are one."""
+        return self.state.player_by_ref(self.by)
+
+    # ------------------------------------------------------------------ changing it
+
+    def apply(self, event: Event) -> list[Decision]:
+        """Apply ``event`` to the game in this turn; its announcements reach the outbox.
+
+        The first event locks the game row and reads the state afresh, so two processes
+        never apply events to the same state. A ``RuleViolation`` propagates.
+        """
+        if not self._locked:
+            chat = self.game_chat()
+            game_id = self.uow.games.current_id(chat, for_update=True)
+            if game_id is None:
+                raise GameNotFound(chat)
+            self._game = (game_id, self.uow.games.get(game_id))
+            self._locked = True
+        game_id, state = self.game()
+        ruleset = self.services.ruleset(state)
+        state, fired = fire_due(self.uow, game_id, state, ruleset, self.msg.at)
+        if fired:
+            self._game = (game_id, state)
+            self._note_applied(fired)
+        new_state, decisions = engine_apply(ruleset, state, event, self.msg.at)
+        update_id = None if self._marked else self.msg.update_id
+        record_applied(self.uow, game_id, new_state, event, decisions, self.msg.at, update_id)
+        self._marked = self._marked or update_id is not None
+        self._game = (game_id, new_state)
+        self._note_applied(decisions)
+        return fired + decisions
+
+    def _note_applied(self, decisions: list[Decision]) -> None:
+        self._wrote = True
+        self.applied.extend(decisions)
+        self.services.states.pop(self.game_id, None)
+
+    def start_game(self, state: GameState, decisions: list[Decision]) -> int:
+        """Store a game ``rules.new_game`` made as the chat's current game, in this turn."""
+        msg = self.msg
+        game_id = create_game(self.uow, msg.chat, state, decisions, msg.at, msg.update_id)
+        self._marked = self._marked or msg.update_id is not None
+        self._game = (game_id, state)
+        self._locked = True
+        self._note_applied(decisions)
+        return game_id
+
+    def establish(self, event: Event) -> bool:
+        """Apply a fact the referee derived (a zone, the end game); False when the rules no
+        longer allow it (another message got there first), which changes nothing."""
+        try:
+            self.apply(event)
+        except RuleViolation:  # refused before anything of it was written
+            return False
+        return True
+
+    def wrote(self) -> None:
+        """Say that the handler wrote to the store: the turn commits and remembers the update."""
+        self._wrote = True
+
+    def finish(self) -> None:
+        """Commit what the turn wrote and remember its update as processed."""
+        if not self._wrote:
+            return
+        update_id = self.msg.update_id
+        if update_id is not None and not self._marked and self.remember_update:
+            game_id = self._game[0] if self._game else None
+            self.uow.updates.mark_processed(update_id, self.msg.at, game_id)
+            self._marked = True
+        self.uow.commit()
+
+    # ------------------------------------------------------------------ speaking
+
+    def formatter(self, person: str | None = None) -> Formatter:
+        """How to speak in the game's group; with ``person``, in their private chat."""
+        state = self.state if self.has_game() else None
+        return self.services.formatter(self.uow, self.game_chat(), state, person)
+
+    @property
+    def fmt(self) -> Formatter:
+        """How to speak where the message came from (in private, in the person's language)."""
+        if self._fmt is None:
+            try:
+                self._fmt = self.formatter(self.reader)
+            except GameNotFound:
+                language = self.uow.chats.language(self.reader) if self.reader else None
+                self._fmt = Formatter(language or "en")
+        return self._fmt
+
+    def speak_as(self, fmt: Formatter) -> None:
+        """Speak with ``fmt`` where the message came from, refusals included."""
+        self._fmt = fmt
+
+    def forget_formatter(self) -> None:
+        """Speak anew after the chat's language or units changed in this turn."""
+        self._fmt = None
+
+    def say(self, key: str, **params: Any) -> str:
+        """The text ``key`` where the message came from."""
+        return say(key, params, self.fmt)
+
+    def reply(self, text: str, buttons: tuple[tuple[Button, ...], ...] = ()) -> SendText:
+        """A message in the chat the message came from, answering it."""
+        return SendText(
+            self.msg.chat,
+            text=text,
+            buttons=buttons,
+            reply_to=self.msg.message_ref,
+            private=self.is_private,
+        )
+
+    def to_group(self, text: str, buttons: tuple[tuple[Button, ...], ...] = ()) -> SendText:
+        """A message in the game's group."""
+        return SendText(self.game_chat(), text=text, buttons=buttons)
+
+    def to_person(
+        self, ref: str, text: str, buttons: tuple[tuple[Button, ...], ...] = ()
+    ) -> SendText:
+        """A message in ``ref``'s private chat with the bot."""
+        return SendText(ref, text=text, buttons=buttons, private=True)
+
+    @property
+    def is_press(self) -> bool:
+        return isinstance(self.msg, ButtonIn)
