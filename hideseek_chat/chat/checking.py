@@ -37,8 +37,7 @@ def compute(
     A thermometer ends where the seekers were when it first reached the hider, however
     often this runs.
     """
-    earlier = uow.checks.get(game_id, record.id)
-    reached_at = earlier.computation.computed_at if earlier else now
+    reached_at = _reached_at(uow, game_id, record, now)
     suggestion = sightings.suggestion(uow, maps, ruleset, game_id, state, record, now, reached_at)
     hider = sightings.hider_pin(uow, game_id, state)
     computation = Computation(
@@ -65,10 +64,14 @@ def stored_suggestion(
 ) -> referee.Suggestion:
     """What the pins said of ``record`` when it reached the hider, worked out again without
     writing (for showing it); computed afresh when nothing is stored yet."""
+    reached_at = _reached_at(uow, game_id, record, now)
+    return sightings.suggestion(uow, maps, ruleset, game_id, state, record, reached_at, reached_at)
+
+
+def _reached_at(uow: UnitOfWork, game_id: int, record: Question, now: datetime) -> datetime:
+    """When ``record`` first reached the hider: its stored check's time, else ``now``."""
     earlier = uow.checks.get(game_id, record.id)
-    reached_at = earlier.computation.computed_at if earlier else now
-    at = reached_at if earlier else now
-    return sightings.suggestion(uow, maps, ruleset, game_id, state, record, at, reached_at)
+    return earlier.computation.computed_at if earlier else now
 
 
 def not_computed(reason: str, at: datetime) -> Computation:
