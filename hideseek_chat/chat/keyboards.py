@@ -22,7 +22,14 @@ from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import LANGUAGES, N_, Formatter, language_name
 from hideseek_chat.chat.model import Button
 from hideseek_chat.rules.questions import QuestionOffer
-from hideseek_chat.rules.ruleset import CATEGORY_ANSWERS, NULL_ANSWER, CardKind, Category, Ruleset
+from hideseek_chat.rules.ruleset import (
+    CATEGORY_ANSWERS,
+    NULL_ANSWER,
+    PLACE_CATEGORIES,
+    CardKind,
+    Category,
+    Ruleset,
+)
 from hideseek_chat.rules.state import ActiveCurse, Card, Question
 
 MAX_BYTES = 64
@@ -202,7 +209,7 @@ def answers(
         mark = "👉 " if word == suggested else ""
         answer_row.append(button(mark + fmt.answer(word), Verb.ANSWER, game_id, record.id, word))
     rows.append(tuple(answer_row))
-    if record.category in (Category.MATCHING, Category.MEASURING, Category.TENTACLE):
+    if record.category in PLACE_CATEGORIES:
         mark = "👉 " if suggested == NULL_ANSWER else ""
         label = mark + fmt.answer(NULL_ANSWER)
         rows.append((button(label, Verb.ANSWER, game_id, record.id, NULL_ANSWER),))

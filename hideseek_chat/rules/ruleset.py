@@ -52,6 +52,8 @@ CATEGORY_ANSWERS: dict[Category, tuple[str, ...]] = {
 #: Every category may also be answered with the null answer when the subject does not
 #: exist inside the game boundary (it counts and pays).
 NULL_ANSWER = "null"
+#: The categories about a kind of place, where that is likely: the hider is offered it.
+PLACE_CATEGORIES = frozenset({Category.MATCHING, Category.MEASURING, Category.TENTACLE})
 
 
 class CardKind(StrEnum):

@@ -22,9 +22,9 @@ Screens (pure functions of their arguments; none reads or writes a database):
   ``ask_menu_text``, ``offer_label``;
 - ``answers``: ``suggestion_text``, ``suggestion_numbers``, ``automatic_text``,
   ``held_answer`` (-> ``HeldAnswer``: text, two button labels, toast),
-  ``claim_hider_text``, ``answer_note``, ``claim_note``;
-- ``review``: ``review_text``, ``question_line``, ``check_lines``, ``claim_line``,
-  ``numbers_text``;
+  ``claim_hider_text``, ``answer_note``, ``claim_note``; and each question category in
+  words: ``answer_hint``, ``numbers_text`` (a new category's texts go here);
+- ``review``: ``review_text``, ``question_line``, ``check_lines``, ``claim_line``;
 - ``botnet``: ``grid``, ``legend``, ``path_text``, ``whose_turn``, ``claimed``,
   ``ending``, ``MARKS``, ``EMPTY``;
 - ``help``: ``help_text(sections, fmt, notes=HELP_NOTES)`` with the headings
@@ -41,11 +41,13 @@ from hideseek_chat.chat.texts import conversation, notices_game, notices_play, r
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
     HeldAnswer,
+    answer_hint,
     answer_note,
     automatic_text,
     claim_hider_text,
     claim_note,
     held_answer,
+    numbers_text,
     suggestion_numbers,
     suggestion_text,
 )
@@ -82,7 +84,6 @@ from hideseek_chat.chat.texts.registry import CHAT_PREFIX, Params, Renderer, has
 from hideseek_chat.chat.texts.review import (
     check_lines,
     claim_line,
-    numbers_text,
     question_line,
     review_text,
 )
@@ -111,6 +112,7 @@ __all__ = [
     "Params",
     "Reason",
     "Renderer",
+    "answer_hint",
     "answer_note",
     "ask_menu_text",
     "automatic_text",

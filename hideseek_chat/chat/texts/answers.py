@@ -17,8 +17,9 @@ from hideseek_chat.chat.i18n import N_, Formatter
 from hideseek_chat.chat.referee import Suggestion
 from hideseek_chat.chat.texts.reasons import verdict_note, why_no_answer
 from hideseek_chat.chat.texts.registry import say
+from hideseek_chat.rules.ruleset import Category
 from hideseek_chat.rules.state import Question
-from hideseek_chat.store.checks import AnswerCheck, CheckVerdict, Claim
+from hideseek_chat.store.checks import AnswerCheck, CheckNumbers, CheckVerdict, Claim
 
 # ----------------------------------------------------------------- for the hider
 
@@ -166,6 +167,62 @@ def claim_hider_text(check: ClaimFacts, name: str, now: datetime, fmt: Formatter
         }
         first = say("chat.claim_outside_hider", values, fmt)
     return "\n".join([first, say("chat.claim_decide", {"name": name}, fmt)])
+
+
+# ----------------------------------------------------------------- each category in words
+# What a category's answer says in words lives here, so a new category's texts are written
+# in this one module: how to answer it, the numbers behind a suggestion, and /review's numbers.
+
+
+def answer_hint(category: str | None, f: Formatter) -> str | None:
+    """How the hider answers a question of ``category``, for the question's notice."""
+    if category in ("matching", "radar"):
+        return f.t("Answer yes or no.")
+    if category == "measuring":
+        return f.t("Answer closer or further.")
+    if category == "thermometer":
+        return f.t("Answer hotter or colder.")
+    if category == "photo":
+        return f.t("Send the photo, or say you can't answer.")
+    if category == "tentacle":
+        return f.t("Name the place you're nearest to, or say none is in reach.")
+    return None
+
+
+
+def numbers_text(category: Category, n: CheckNumbers, fmt: Formatter) -> str | None:
+    """The numbers behind a check, for a round that is over."""
+    if category == Category.RADAR and n.distance_m is not None and n.radius_m is not None:
+        return fmt.t(
+            N_("The seeker was {distance} from the hider; the radar reached {radius}."),
+            distance=fmt.distance(n.distance_m),
+            radius=fmt.distance(n.radius_m),
+        )
+    if category == Category.THERMOMETER and None not in (n.start_m, n.end_m, n.travelled_m):
+        return fmt.t(
+            N_("The seekers went from {start} to {end} from the hider (travelled {travelled})."),
+            start=fmt.distance(n.start_m or 0.0),
+            end=fmt.distance(n.end_m or 0.0),
+            travelled=fmt.distance(n.travelled_m or 0.0),
+        )
+    if category == Category.MEASURING and n.hider_m is not None and n.seeker_m is not None:
+        return fmt.t(
+            N_(
+                "Nearest to the hider: {hider} ({hider_distance}); to the seeker: {seeker} "
+                "({seeker_distance})."
+            ),
+            hider=n.hider_place or "—",
+            hider_distance=fmt.distance(n.hider_m),
+            seeker=n.seeker_place or "—",
+            seeker_distance=fmt.distance(n.seeker_m),
+        )
+    if category == Category.MATCHING and (n.hider_place or n.seeker_place):
+        return fmt.t(
+            N_("The hider's: {hider}; the seeker's: {seeker}."),
+            hider=n.hider_place or "—",
+            seeker=n.seeker_place or "—",
+        )
+    return None
 
 
 # ----------------------------------------------------------------- for everyone

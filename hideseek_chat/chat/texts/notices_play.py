@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 
 from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.texts.answers import answer_hint
 from hideseek_chat.chat.texts.parts import (
     card_name,
     card_names,
@@ -55,20 +56,6 @@ def _question_asked(p: Params, f: Formatter) -> str:
     )
 
 
-def _answer_hint(category: str | None, f: Formatter) -> str | None:
-    if category in ("matching", "radar"):
-        return f.t("Answer yes or no.")
-    if category == "measuring":
-        return f.t("Answer closer or further.")
-    if category == "thermometer":
-        return f.t("Answer hotter or colder.")
-    if category == "photo":
-        return f.t("Send the photo, or say you can't answer.")
-    if category == "tentacle":
-        return f.t("Name the place you're nearest to, or say none is in reach.")
-    return None
-
-
 @text("question.incoming")
 def _question_incoming(p: Params, f: Formatter) -> str:
     key = "new_question" if p.get("new_question") else "question"
@@ -92,7 +79,7 @@ def _question_incoming(p: Params, f: Formatter) -> str:
             question=question,
             time=f.clock(p["due_at"]),
         )
-    return lines(first, _answer_hint(category_of(p, f, key), f))
+    return lines(first, answer_hint(category_of(p, f, key), f))
 
 
 @text("question.thermometer_done")

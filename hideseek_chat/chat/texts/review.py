@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from hideseek_chat.chat.i18n import N_, Formatter
+from hideseek_chat.chat.texts.answers import numbers_text
 from hideseek_chat.chat.texts.reasons import unchecked_key
 from hideseek_chat.chat.texts.registry import say
-from hideseek_chat.rules.ruleset import Category
 from hideseek_chat.rules.state import GameState, Question, QuestionStatus, Round
-from hideseek_chat.store.checks import AnswerCheck, CheckNumbers, CheckVerdict, Claim
+from hideseek_chat.store.checks import AnswerCheck, CheckVerdict, Claim
 
 
 def review_text(
@@ -116,41 +116,6 @@ def check_lines(record: Question, check: AnswerCheck, fmt: Formatter) -> list[st
     if numbers and computed.answer is not None:
         lines.append(numbers)
     return lines
-
-
-def numbers_text(category: Category, n: CheckNumbers, fmt: Formatter) -> str | None:
-    """The numbers behind a check, for a round that is over."""
-    if category == Category.RADAR and n.distance_m is not None and n.radius_m is not None:
-        return fmt.t(
-            N_("The seeker was {distance} from the hider; the radar reached {radius}."),
-            distance=fmt.distance(n.distance_m),
-            radius=fmt.distance(n.radius_m),
-        )
-    if category == Category.THERMOMETER and None not in (n.start_m, n.end_m, n.travelled_m):
-        return fmt.t(
-            N_("The seekers went from {start} to {end} from the hider (travelled {travelled})."),
-            start=fmt.distance(n.start_m or 0.0),
-            end=fmt.distance(n.end_m or 0.0),
-            travelled=fmt.distance(n.travelled_m or 0.0),
-        )
-    if category == Category.MEASURING and n.hider_m is not None and n.seeker_m is not None:
-        return fmt.t(
-            N_(
-                "Nearest to the hider: {hider} ({hider_distance}); to the seeker: {seeker} "
-                "({seeker_distance})."
-            ),
-            hider=n.hider_place or "—",
-            hider_distance=fmt.distance(n.hider_m),
-            seeker=n.seeker_place or "—",
-            seeker_distance=fmt.distance(n.seeker_m),
-        )
-    if category == Category.MATCHING and (n.hider_place or n.seeker_place):
-        return fmt.t(
-            N_("The hider's: {hider}; the seeker's: {seeker}."),
-            hider=n.hider_place or "—",
-            seeker=n.seeker_place or "—",
-        )
-    return None
 
 
 def claim_line(claim: Claim, state: GameState, fmt: Formatter) -> str:
