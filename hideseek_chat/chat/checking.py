@@ -38,8 +38,10 @@ def compute(
     often this runs.
     """
     reached_at = _reached_at(uow, game_id, record, now)
-    suggestion = sightings.suggestion(uow, maps, ruleset, game_id, state, record, now, reached_at)
     hider = sightings.hider_pin(uow, game_id, state)
+    suggestion = sightings.suggestion(
+        uow, maps, ruleset, game_id, state, record, now, reached_at, hider
+    )
     computation = Computation(
         suggestion.answer,
         suggestion.detail,
@@ -65,7 +67,10 @@ def stored_suggestion(
     """What the pins said of ``record`` when it reached the hider, worked out again without
     writing (for showing it); computed afresh when nothing is stored yet."""
     reached_at = _reached_at(uow, game_id, record, now)
-    return sightings.suggestion(uow, maps, ruleset, game_id, state, record, reached_at, reached_at)
+    hider = sightings.hider_pin(uow, game_id, state)
+    return sightings.suggestion(
+        uow, maps, ruleset, game_id, state, record, reached_at, reached_at, hider
+    )
 
 
 def _reached_at(uow: UnitOfWork, game_id: int, record: Question, now: datetime) -> datetime:

@@ -41,11 +41,10 @@ T = TypeVar("T")
 class Capabilities:
     """What a channel can do with the conversation's actions."""
 
-    buttons: bool = True  # buttons under a message, pressed back as ButtonIn
+    buttons: bool = True  # buttons under a message, pressed back as ButtonIn (SMS: no)
     edit_messages: bool = True  # the group's status is one message, edited in place
     delete_messages: bool = True  # a hider's location posted in the group can be removed
     pictures: bool = True  # a PNG (a board) can be shown instead of its fixed-width text
-    live_locations: bool = True  # people share locations that update as they move
 
 
 class Channel(Protocol):

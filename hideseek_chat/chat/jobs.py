@@ -16,13 +16,12 @@ from __future__ import annotations
 from contextlib import suppress
 from datetime import datetime
 
-from hideseek_chat.chat import checking, referee, sightings
+from hideseek_chat.chat import checking, sightings
 from hideseek_chat.chat.model import Outbound, SendText
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules.decisions import Decision, FreezeHidingSpot, Notify, RequestZone
 from hideseek_chat.rules.errors import RuleViolation
-from hideseek_chat.rules.scale import size_rules
 from hideseek_chat.rules.state import Phase, QuestionStatus
 from hideseek_chat.store import OutboxMessage, apply_event
 from hideseek_chat.store.chats import SpotData
@@ -52,10 +51,7 @@ def carry_out(services: Services, message: OutboxMessage, now: datetime) -> list
         elif state.phase in (Phase.SEEKING, Phase.END_GAME) and current.zone is None:
             ruleset = services.ruleset(state)
             chat = message.chat_key
-            index = services.maps.index(uow, uow.chats.prefs(chat).map_name)
-            radius = size_rules(state, ruleset).zone_radius_m
-            hider = sightings.hider_pin(uow, message.game_id, state)
-            fixed = referee.zone_fixed(index, hider, radius, now)
+            fixed = sightings.zone_fixed(uow, services.maps, ruleset, message.game_id, state, now)
             if fixed is None:
                 replies = [
                     SendText(

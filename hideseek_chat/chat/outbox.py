@@ -18,7 +18,7 @@ from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules.curses import is_clearable
 from hideseek_chat.rules.decisions import AudienceKind, Notify
 from hideseek_chat.rules.deck import hand_limit
-from hideseek_chat.rules.ruleset import Category, PowerupEffect
+from hideseek_chat.rules.ruleset import Category, PowerupEffect, Ruleset
 from hideseek_chat.rules.state import CardZone, GameState, QuestionStatus
 from hideseek_chat.store import OutboxMessage, UnitOfWork
 
@@ -96,6 +96,15 @@ def status(
     return texts.status_text(state, fmt, now, sightings.last_seen(uow, game_id, state))
 
 
+def hand_view(
+    state: GameState, ruleset: Ruleset, game_id: int, team_id: int, fmt: Formatter
+) -> tuple[str, Rows]:
+    """A team's hand with a play and a discard button per card."""
+    text = texts.hand_text(state, fmt, team_id, hand_limit(state, ruleset, team_id))
+    cards = state.cards_in(CardZone.HAND, team_id)
+    return text, keyboards.hand(game_id, cards, ruleset, fmt)
+
+
 def _compose(
     services: Services,
     uow: UnitOfWork,
@@ -130,11 +139,9 @@ def _compose(
     elif key == "draw.offer":
         buttons = keyboards.keep_cards(game_id, params, fmt)
     elif key in HAND_NOTICES and notify.to.team_id is not None:
-        team_id = notify.to.team_id
         ruleset = services.ruleset(state)
-        limit = hand_limit(state, ruleset, team_id)
-        text = f"{text}\n\n{texts.hand_text(state, fmt, team_id, limit)}"
-        buttons = keyboards.hand(game_id, state.cards_in(CardZone.HAND, team_id), ruleset, fmt)
+        hand, buttons = hand_view(state, ruleset, game_id, notify.to.team_id, fmt)
+        text = f"{text}\n\n{hand}"
     elif key == "catch.confirm":
         buttons = keyboards.confirm_catch(game_id, fmt)
     elif key == "curse.cast":

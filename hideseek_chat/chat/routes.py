@@ -143,22 +143,24 @@ def menu(where: Where | None = None) -> list[tuple[str, str]]:
 
 
 def help_sections() -> list[texts.HelpSection]:
-    """/help's sections: the group's commands, the private chat's, and those for both."""
-    listed = [c for c in COMMANDS if c.description is not None]
-
-    def rows(*wanted: Where, private_first: bool = False) -> list[tuple[str, str]]:
-        return [
-            (c.name, c.description)
-            for c in listed
-            if c.description is not None
-            and (c.where in wanted or (private_first and c.private_first))
-        ]
-
-    return [
-        (texts.IN_GROUP, rows(Where.GROUP)),
-        (texts.IN_PRIVATE, rows(Where.PRIVATE, private_first=True)),
-        (texts.ANYWHERE, [r for r in rows(Where.ANYWHERE) if not BY_NAME[r[0]].private_first]),
-    ]
+    """/help's sections: the group's commands, the private chat's (with those that answer
+    privately), and those that work anywhere."""
+    sections: dict[str, list[tuple[str, str]]] = {
+        texts.IN_GROUP: [],
+        texts.IN_PRIVATE: [],
+        texts.ANYWHERE: [],
+    }
+    for c in COMMANDS:
+        if c.description is None:
+            continue
+        if c.where == Where.GROUP:
+            heading = texts.IN_GROUP
+        elif c.where == Where.PRIVATE or c.private_first:
+            heading = texts.IN_PRIVATE
+        else:
+            heading = texts.ANYWHERE
+        sections[heading].append((c.name, c.description))
+    return list(sections.items())
 
 
 # ----------------------------------------------------------------- dispatch

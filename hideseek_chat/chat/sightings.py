@@ -12,8 +12,10 @@ from datetime import datetime
 
 from hideseek_chat.chat import referee
 from hideseek_chat.chat.maps import Maps
-from hideseek_chat.geo import distance_m
+from hideseek_chat.geo import MapIndex, distance_m
+from hideseek_chat.rules.events import ZoneFixed
 from hideseek_chat.rules.ruleset import Ruleset
+from hideseek_chat.rules.scale import size_rules
 from hideseek_chat.rules.state import GameState, Mode, Question
 from hideseek_chat.store import Ping, UnitOfWork
 
@@ -112,6 +114,20 @@ def seekers_seen_by(
     return rows
 
 
+def map_index(uow: UnitOfWork, maps: Maps, game_id: int) -> MapIndex | None:
+    """The index of the map the game's group plays on (None: no such map)."""
+    return maps.index(uow, uow.chats.prefs(uow.games.chat_key(game_id)).map_name)
+
+
+def zone_fixed(
+    uow: UnitOfWork, maps: Maps, ruleset: Ruleset, game_id: int, state: GameState, now: datetime
+) -> ZoneFixed | None:
+    """The zone from the hider's newest pin, or None when it cannot be fixed yet."""
+    radius = size_rules(state, ruleset).zone_radius_m
+    hider = hider_pin(uow, game_id, state)
+    return referee.zone_fixed(map_index(uow, maps, game_id), hider, radius, now)
+
+
 def suggestion(
     uow: UnitOfWork,
     maps: Maps,
@@ -121,15 +137,15 @@ def suggestion(
     record: Question,
     now: datetime,
     reached_at: datetime,
+    hider: Ping | None,
 ) -> referee.Suggestion:
-    """What the pins and the map say of ``record`` at ``now``.
+    """What the pins and the map say of ``record`` at ``now``, the hider's newest pin being
+    ``hider``.
 
     A thermometer ends where the seekers were at ``reached_at`` (when it first reached the
     hider), however often this runs.
     """
-    chat = uow.games.chat_key(game_id)
-    index = maps.index(uow, uow.chats.prefs(chat).map_name)
-    hider = hider_pin(uow, game_id, state)
+    index = map_index(uow, maps, game_id)
     asker_pings = last_pins(uow, game_id, record.asked_by, 200)
     start = referee.latest_before(asker_pings, record.asked_at)
     # Whoever of the seekers travelled: in the standard game any seeker may carry it.

@@ -15,7 +15,7 @@ from typing import Any
 
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.maps import Maps
-from hideseek_chat.chat.model import Button, ButtonIn, ChatKind, Inbound, SendText
+from hideseek_chat.chat.model import Button, ChatKind, Inbound, SendText
 from hideseek_chat.chat.sightings import StartCache
 from hideseek_chat.chat.texts import say
 from hideseek_chat.rules import apply as engine_apply
@@ -269,7 +269,3 @@ class Turn:
     ) -> SendText:
         """A message in ``ref``'s private chat with the bot."""
         return SendText(ref, text=text, buttons=buttons, private=True)
-
-    @property
-    def is_press(self) -> bool:
-        return isinstance(self.msg, ButtonIn)

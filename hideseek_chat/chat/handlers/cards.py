@@ -3,11 +3,11 @@ card still needs comes from ``rules.casting``), discarding, and seekers clearing
 
 from __future__ import annotations
 
-from hideseek_chat.chat import keyboards, referee, sightings, texts
+from hideseek_chat.chat import keyboards, referee, sightings
 from hideseek_chat.chat.errors import ChatError
-from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.keyboards import Press
 from hideseek_chat.chat.model import Outbound
+from hideseek_chat.chat.outbox import hand_view
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.rules.casting import (
     CastingChoices,
@@ -18,7 +18,6 @@ from hideseek_chat.rules.casting import (
     next_casting_step,
 )
 from hideseek_chat.rules.curses import is_active, is_clearable, rules_of
-from hideseek_chat.rules.deck import hand_limit
 from hideseek_chat.rules.errors import CardNotAvailable
 from hideseek_chat.rules.events import CardDiscarded, CardPlayed, CardsKept, CurseCleared
 from hideseek_chat.rules.state import CardZone
@@ -26,20 +25,12 @@ from hideseek_chat.rules.state import CardZone
 Args = tuple[str, ...]
 
 
-def hand_view(turn: Turn, team_id: int, fmt: Formatter) -> tuple[str, keyboards.Rows]:
-    """A team's hand with a play and a discard button per card."""
-    state, ruleset = turn.state, turn.ruleset
-    text = texts.hand_text(state, fmt, team_id, hand_limit(state, ruleset, team_id))
-    cards = state.cards_in(CardZone.HAND, team_id)
-    return text, keyboards.hand(turn.game_id, cards, ruleset, fmt)
-
-
 def hand(turn: Turn, args: Args = ()) -> list[Outbound]:
     """``/hand``: the sender's hand, always in their private chat."""
     player = turn.player()
     if player is None:
         raise ChatError("chat.not_in_game")
-    text, buttons = hand_view(turn, player.team_id, turn.formatter(turn.by))
+    text, buttons = _hand(turn, player.team_id)
     private = turn.to_person(turn.by, text, buttons)
     if turn.is_private:
         return [private]
@@ -50,8 +41,14 @@ def press_hand(turn: Turn, press: Press) -> list[Outbound]:
     player = turn.player()
     if player is None:
         raise ChatError("chat.button_not_yours")
-    text, buttons = hand_view(turn, player.team_id, turn.formatter(turn.by))
+    text, buttons = _hand(turn, player.team_id)
     return [turn.to_person(turn.by, text, buttons)]
+
+
+def _hand(turn: Turn, team_id: int) -> tuple[str, keyboards.Rows]:
+    """The team's hand, in the sender's own language (it goes to their private chat)."""
+    own = turn.formatter(turn.by)
+    return hand_view(turn.state, turn.ruleset, turn.game_id, team_id, own)
 
 
 def press_keep(turn: Turn, press: Press) -> list[Outbound]:

@@ -16,7 +16,6 @@ from hideseek_chat.chat.turn import Turn
 from hideseek_chat.geo import PinRejected, parse_pin_text
 from hideseek_chat.rules import pins
 from hideseek_chat.rules.events import Event
-from hideseek_chat.rules.scale import size_rules
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound
 
@@ -91,7 +90,10 @@ def facts(
     if state.is_hider(player_id):
         if current.zone is not None or state.phase != Phase.SEEKING:
             return []
-        fixed = zone_fixed(turn, state, game_id, now)
+        services = turn.services
+        fixed = sightings.zone_fixed(
+            uow, services.maps, services.ruleset(state), game_id, state, now
+        )
         return [fixed] if fixed else []
     events: list[Event] = []
     if (
@@ -115,11 +117,3 @@ def facts(
         if finished is not None:
             events.append(finished)
     return events
-
-
-def zone_fixed(turn: Turn, state: GameState, game_id: int, now: datetime) -> Event | None:
-    """The zone from the hider's newest pin, or None when it cannot be fixed yet."""
-    uow = turn.uow
-    index = turn.services.maps.index(uow, uow.chats.prefs(uow.games.chat_key(game_id)).map_name)
-    radius = size_rules(state, turn.services.ruleset(state)).zone_radius_m
-    return referee.zone_fixed(index, sightings.hider_pin(uow, game_id, state), radius, now)

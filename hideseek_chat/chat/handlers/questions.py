@@ -7,7 +7,7 @@ from __future__ import annotations
 from hideseek_chat.chat import checking, keyboards, referee, sightings, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.keyboards import Press
-from hideseek_chat.chat.model import AnswerButton, Outbound, PhotoIn
+from hideseek_chat.chat.model import AnswerButton, ButtonIn, Outbound, PhotoIn
 from hideseek_chat.chat.parsing import parse_ask
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.rules import apply as engine_apply
@@ -134,8 +134,9 @@ def _hold(
     held = texts.held_answer(record, suggestion, word, detail, own)
     buttons = keyboards.held_answer(game_id, record.id, held.anyway, held.suggested)
     replies: list[Outbound] = [turn.to_person(turn.by, held.text, buttons)]
-    if turn.is_press:
-        replies.insert(0, _toast(turn, held.toast))
+    if isinstance(turn.msg, ButtonIn):
+        toast = AnswerButton(turn.by, text=held.toast, press_ref=turn.msg.press_ref)
+        replies.insert(0, toast)
     return replies
 
 
@@ -181,10 +182,6 @@ def _open_record(turn: Turn, record_id: int | None) -> Question:
     if record.status not in (QuestionStatus.PENDING, QuestionStatus.TRAVELLING):
         raise ChatError("chat.button_unknown")
     return record
-
-
-def _toast(turn: Turn, text: str) -> AnswerButton:
-    return AnswerButton(turn.by, text=text, press_ref=getattr(turn.msg, "press_ref", ""))
 
 
 # ----------------------------------------------------------------- powerups on a question

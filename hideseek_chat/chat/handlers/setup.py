@@ -26,7 +26,7 @@ from hideseek_chat.rules.events import (
     SettingsChanged,
 )
 from hideseek_chat.rules.lifecycle import settings_summary
-from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.rules.state import Phase
 
 Args = tuple[str, ...]
 
@@ -225,7 +225,7 @@ def press_map(turn: Turn, press: Press) -> list[Outbound]:
 
 
 def _set_map(turn: Turn, name: str) -> str:
-    _require_setup_admin(turn.state, turn)
+    _require_setup_admin(turn)
     names = turn.services.maps.names(turn.uow)
     if name not in names:
         raise ChatError("chat.map_unknown", name=name[:40], names=", ".join(names))
@@ -235,9 +235,9 @@ def _set_map(turn: Turn, name: str) -> str:
     return say("chat.map_set", {"name": name}, turn.fmt)
 
 
-def _require_setup_admin(state: GameState, turn: Turn) -> None:
+def _require_setup_admin(turn: Turn) -> None:
     require_admin(turn)
-    if state.phase != Phase.SETUP:
+    if turn.state.phase != Phase.SETUP:
         raise ChatError("chat.setup_only")
 
 
@@ -249,7 +249,7 @@ def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
     """The admin sends a GeoJSON, GTFS zip or KML file to the group during setup: a map."""
     if turn.is_private or not msg.filename.lower().endswith(MAP_FILES):
         return []
-    _require_setup_admin(turn.state, turn)
+    _require_setup_admin(turn)
     if msg.size > MAX_UPLOAD_BYTES or msg.content is None:
         raise ChatError("chat.map_too_big", limit=MAX_UPLOAD_BYTES)
     chat = turn.game_chat()
