@@ -182,12 +182,14 @@ class Table:
         )
         return self.deliver(msg)
 
-    def photo(self, name: str, file_ref: str, *, private: bool = True) -> list[Outbound]:
+    def photo(
+        self, name: str, file_ref: str, *, private: bool = True, caption: str = ""
+    ) -> list[Outbound]:
+        """``name`` sends a photo (with ``caption`` written under it)."""
         who = self._who(name)
         chat, kind = (who.ref, ChatKind.PRIVATE) if private else (self.group, ChatKind.GROUP)
-        message_ref = self._log(
-            chat, f"🖼 {file_ref}", author=who.name, photo_ref=file_ref, kind="photo"
-        )
+        shown = f"🖼 {file_ref}\n{caption}" if caption else f"🖼 {file_ref}"
+        message_ref = self._log(chat, shown, author=who.name, photo_ref=file_ref, kind="photo")
         msg = PhotoIn(
             chat=chat,
             kind=kind,
@@ -196,6 +198,7 @@ class Table:
             update_id=f"{self.ref_prefix}:{message_ref}",
             message_ref=str(message_ref),
             file_ref=file_ref,
+            caption=caption,
         )
         return self.deliver(msg)
 

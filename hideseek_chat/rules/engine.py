@@ -274,7 +274,9 @@ def _on_next(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
 
 def _on_ask(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:
     assert isinstance(e, QuestionAsked)
-    return questions.ask(s, r, _need(p), e.question_id, e.distance_m, e.on_transit, now)
+    return questions.ask(
+        s, r, _need(p), e.question_id, e.distance_m, e.on_transit, now, at_station=e.at_station
+    )
 
 
 def _on_thermo(
@@ -288,7 +290,9 @@ def _on_answer(
     r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
 ) -> list[Decision]:
     assert isinstance(e, QuestionAnswered)
-    return questions.answer(s, r, _need(p), e.answer, e.detail, e.record_id, now)
+    return questions.answer(
+        s, r, _need(p), e.answer, e.detail, e.record_id, now, caption=e.caption
+    )
 
 
 def _on_keep(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:

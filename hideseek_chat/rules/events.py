@@ -138,6 +138,8 @@ class QuestionAsked(Event):
     question_id: str
     distance_m: float | None = None  # a custom radar's distance
     on_transit: bool = False
+    #: the station the asker's current pin is in (Urban Explorer forbids asking there)
+    at_station: str | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,7 @@ class QuestionAnswered(Event):
     answer: str
     detail: str | None = None  # a tentacle's feature name, a photo's reference
     record_id: int | None = None  # which question, when two teams each have one open
+    caption: str | None = None  # what the hider wrote under an answering photo
 
 
 # ----- cards -----

@@ -27,6 +27,20 @@ MAX_LIVE_AGE = timedelta(hours=2)
 #: indoors can be far off).
 FAR_CATCH_CLAIM_M = 100.0
 
+#: A pin this close to a station's point counts as in the station (the Curse of the Urban
+#: Explorer forbids asking from "a platform or any building associated with the station").
+#: A map knows a station as one point, usually the middle of its platforms or its stop
+#: pole; most metro and light-rail platforms are 60 to 150 m long, so their ends lie 30
+#: to 75 m from that point, and a phone in the open is typically 5 to 20 m off. 60 m
+#: covers a platform and the station's entrances without forbidding the streets around a
+#: stop, which a seeker can always reach by walking a minute.
+AT_STATION_M = 60.0
+
+
+def is_at_station(distance_m: float) -> bool:
+    """Say whether a current pin ``distance_m`` from a station's point is in that station."""
+    return distance_m <= AT_STATION_M
+
 
 def is_live(source: str) -> bool:
     """Say whether ``source`` is a live location (every other source is a one-off pin)."""

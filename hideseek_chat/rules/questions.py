@@ -227,7 +227,10 @@ def ask(
     distance_m: float | None,
     on_transit: bool,
     now: datetime,
+    at_station: str | None = None,
 ) -> list[Decision]:
+    """``player`` asks ``question_id``; ``at_station`` names the station their current pin
+    is in, if any (the chat finds it: ``rules.pins.AT_STATION_M``)."""
     if not ruleset.has_question(question_id):
         raise QuestionNotAvailable(
             f"there is no question {question_id!r}",
@@ -242,6 +245,12 @@ def ask(
         raise CurseBlocks(
             "the Urban Explorer curse: no questions on transit or in stations",
             key="error.urban_explorer",
+        )
+    if current.urban_explorer and at_station:
+        raise CurseBlocks(
+            "the Urban Explorer curse: no questions on a platform or in a station",
+            key="error.urban_explorer_station",
+            station=at_station,
         )
     if question.needs_transit and not on_transit:
         raise QuestionNotAvailable(
@@ -369,7 +378,9 @@ def answer(
     detail: str | None,
     record_id: int | None,
     now: datetime,
+    caption: str | None = None,
 ) -> list[Decision]:
+    """The hider answers; ``caption`` is what they wrote under an answering photo."""
     if not state.is_hider(player.id):
         raise NotAllowed("only the hider answers", key="error.only_hider")
     hider = state.hider_team_id()
@@ -402,6 +413,7 @@ def answer(
                 "answer": answer_word,
                 "detail": detail,
                 "late": late,
+                **({"caption": caption} if caption else {}),
             },
         )
     ]

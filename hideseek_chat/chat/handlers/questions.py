@@ -17,9 +17,11 @@ from hideseek_chat.rules.events import (
     QuestionAsked,
     ThermometerFinished,
 )
+from hideseek_chat.rules.pins import is_at_station
 from hideseek_chat.rules.questions import offers, pending_for_hider
 from hideseek_chat.rules.ruleset import Category, PowerupEffect
 from hideseek_chat.rules.state import CardZone, Mode, Question, QuestionStatus
+from hideseek_chat.store import Ping
 from hideseek_chat.store.checks import CheckVerdict
 
 Args = tuple[str, ...]
@@ -41,22 +43,34 @@ def ask(turn: Turn, args: Args) -> list[Outbound]:
         buttons = keyboards.question_menu(turn.game_id, available, labels)
         return [turn.reply(texts.ask_menu_text(available, fmt), buttons)]
     asked = parse_ask(args, turn.ruleset, state.size)
-    turn.apply(QuestionAsked(turn.by, asked.question_id, asked.distance_m, _riding(turn)))
+    turn.apply(_asked(turn, asked.question_id, asked.distance_m))
     return []
 
 
 def press_ask(turn: Turn, press: Press) -> list[Outbound]:
-    turn.apply(QuestionAsked(turn.by, press.arg(0), None, _riding(turn)))
+    turn.apply(_asked(turn, press.arg(0), None))
     return []
 
 
-def _riding(turn: Turn) -> bool:
-    """Whether the asker's recent pins move at transit speed (some questions cost more)."""
+def _asked(turn: Turn, question_id: str, distance_m: float | None) -> QuestionAsked:
+    """The event of the sender asking, with where their pins put them (riding, a station)."""
     player = turn.player()
     if player is None:
-        return False
+        return QuestionAsked(turn.by, question_id, distance_m)
     track = sightings.last_pins(turn.uow, turn.game_id, player.id, 10)
-    return referee.on_transit(track, turn.msg.at)
+    riding = referee.on_transit(track, turn.msg.at)
+    return QuestionAsked(turn.by, question_id, distance_m, riding, _station_at(turn, track))
+
+
+def _station_at(turn: Turn, track: list[Ping]) -> str | None:
+    """The station the asker's current pin (``track`` newest first) is in, if any."""
+    if not track or not referee.is_current(track[0], turn.msg.at):
+        return None
+    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
+    near = index.nearest_station(track[0].lat, track[0].lon) if index else None
+    if near is None or not is_at_station(near.distance_m):
+        return None
+    return near.item.name or near.item.id
 
 
 # ----------------------------------------------------------------- answering
@@ -236,5 +250,6 @@ def photo(turn: Turn, msg: PhotoIn) -> list[Outbound]:
     pending = turn.state.pending_question()
     if pending is None or pending.category != Category.PHOTO:
         raise ChatError("chat.photo_not_expected")
-    turn.apply(QuestionAnswered(turn.by, "photo", msg.file_ref))
+    caption = msg.caption.strip() or None  # what the hider wrote reaches the seekers too
+    turn.apply(QuestionAnswered(turn.by, "photo", msg.file_ref, caption=caption))
     return []

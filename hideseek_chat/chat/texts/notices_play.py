@@ -99,6 +99,8 @@ def _answered(p: Params, f: Formatter) -> str:
         question=question_name(p, f),
         answer=f.answer(p["answer"], p.get("detail")),
     )
+    if p.get("caption"):
+        text = lines(text, f.t("💬 The hider wrote: {caption}", caption=p["caption"]))
     if not p.get("late"):
         return text
     return lines(

@@ -126,6 +126,11 @@ plain_texts(
             "The Curse of the Urban Explorer is on you: no questions while riding transit or "
             "inside a station. Ask once you're out."
         ),
+        "error.urban_explorer_station": N_(
+            "The Curse of the Urban Explorer is on you, and your location puts you at "
+            "{station}: no questions from a platform or a station building. Step out of the "
+            "station and ask again."
+        ),
         "error.randomize_none": N_("There's no unasked question of that category left to swap in."),
         # ----- cards -----
         "error.card_not_in_hand": N_("That card isn't in your hand."),

@@ -1,0 +1,141 @@
+"""Asking and answering, played through the conversation layer on the Stillwater map.
+
+The /ask menu (categories, then a category's questions, distances of one's choice), the
+Curse of the Urban Explorer at a station, a photo answer keeping its caption, and two map
+rows of one place never making a truthful answer look contradicted.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.console.table import Table
+from hideseek_chat.rules.state import CardZone
+from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.models import EventRow
+from tests.chat.test_game import (
+    HIDER_SPOT,
+    SEEKERS_START,
+    START,
+    begin,
+    events_count,
+    give_cards,
+    state_of,
+)
+
+#: A Stillwater bus stop and a spot about 20 m from its pole.
+STOP = "University Estates Apts"
+AT_STOP = (36.14518, -97.08133)
+#: About 150 m south of the stop: outside the station.
+OFF_STOP = (36.14366, -97.08133)
+
+
+@pytest.fixture
+def table(uow_factory: UnitOfWorkFactory) -> Table:
+    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
+    for name in ("Alice", "Bob", "Carol"):
+        table.person(name)
+    return table
+
+
+def seeking(table: Table) -> tuple[str, str, str]:
+    """Begin a small game, hide at Gallagher-Iba and start seeking: (hider, s1, s2)."""
+    hider, (s1, s2) = begin(table)
+    table.pin(hider, *HIDER_SPOT, private=True)
+    table.wait(timedelta(minutes=31))
+    table.pin(hider, *HIDER_SPOT, private=True, edited=True)
+    return hider, s1, s2
+
+
+def asked_events(uow_factory: UnitOfWorkFactory) -> int:
+    with uow_factory() as uow:
+        rows = uow.session.scalars(select(EventRow.type)).all()
+    return sum(1 for row in rows if row == "QuestionAsked")
+
+
+# ----------------------------------------------------------------- Urban Explorer
+
+
+def cast_urban_explorer(table: Table, uow_factory: UnitOfWorkFactory, hider: str) -> None:
+    state = state_of(uow_factory, table)
+    team = state.hider_team_id()
+    assert team is not None
+    bonuses = [c.def_id for c in state.cards_in(CardZone.DECK) if c.def_id.startswith("time")]
+    give_cards(uow_factory, table, team, "urban-explorer", *bonuses[:2])
+    table.send(hider, "/hand", private=True)
+    table.press(hider, "▶️ Curse of the Urban Explorer")
+    table.press(hider, "Time bonus + Time bonus")
+    assert state_of(uow_factory, table).current_round.urban_explorer  # type: ignore[union-attr]
+
+
+def test_urban_explorer_refuses_a_question_asked_from_a_station(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    cast_urban_explorer(table, uow_factory, hider)
+    table.pin(s1, *AT_STOP, live=False)  # standing still at the stop: not riding
+    before = asked_events(uow_factory)
+    table.send(s1, "/ask radar 1km")
+    refusal = table.last()
+    assert "Urban Explorer" in refusal and STOP in refusal, refusal
+    assert "station" in refusal.lower()
+    assert asked_events(uow_factory) == before
+    # The same seeker a couple of minutes' walk away may ask.
+    table.wait(timedelta(minutes=2))
+    table.pin(s1, *OFF_STOP, live=False)
+    table.send(s1, "/ask radar 1km")
+    assert asked_events(uow_factory) == before + 1
+    assert any("asks: Radar 1 km" in line.text for line in table.said()[-3:])
+
+
+def test_a_station_alone_does_not_stop_a_question(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    _hider, s1, _s2 = seeking(table)
+    table.pin(s1, *AT_STOP, live=False)
+    before = asked_events(uow_factory)
+    table.send(s1, "/ask radar 1km")  # no curse: asking from a station is fine
+    assert asked_events(uow_factory) == before + 1
+
+
+def test_urban_explorer_ignores_an_old_pin_at_a_station(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.pin(s1, *AT_STOP, live=False)
+    table.wait(timedelta(minutes=20))  # a one-off pin counts for 15 minutes
+    cast_urban_explorer(table, uow_factory, hider)
+    before = asked_events(uow_factory)
+    table.send(s1, "/ask radar 1km")
+    assert asked_events(uow_factory) == before + 1
+
+
+# ----------------------------------------------------------------- photos
+
+
+def test_a_photo_answer_reaches_the_seekers_with_its_caption(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.pin(s1, *SEEKERS_START)
+    table.send(s1, "/ask photo tree")
+    before = events_count(uow_factory)
+    table.photo(hider, "tg-file-oak", caption="The oak by the bench, as asked")
+    assert events_count(uow_factory) > before
+    relayed = [line for line in table.said() if line.photo_ref == "tg-file-oak"]
+    assert len(relayed) == 1, "the photo reaches the group once"
+    assert "The oak by the bench, as asked" in relayed[0].text
+    assert "Photo" in relayed[0].text
+
+
+def test_a_photo_without_a_caption_says_nothing_more(table: Table) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.pin(s1, *SEEKERS_START)
+    table.send(s1, "/ask photo tree")
+    table.photo(hider, "tg-file-elm", caption="   ")
+    relayed = [line for line in table.said() if line.photo_ref == "tg-file-elm"]
+    assert relayed and "wrote" not in relayed[0].text
