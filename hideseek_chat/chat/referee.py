@@ -338,6 +338,7 @@ def _compute(
             {
                 "reach_m": tentacle.reach_m,
                 "places": [hit.item.name for hit in tentacle.in_reach if hit.item.name][:6],
+                "aliases": list(tentacle.names),  # the answered place's other rows' names
             },
         )
     return Suggestion(None, None, "unsupported")

@@ -270,8 +270,12 @@ def answer_matching(
         seeker_names = {h.item.name.casefold() for h in seeker_hits}
         unsure = len(names) > 1 or len(seeker_names) > 1
     else:
-        same = hider_hits[0].item == seeker_hits[0].item
-        unsure = len(hider_hits) > 1 or len(seeker_hits) > 1
+        # Places, not rows: two rows of one school are one school.
+        hider_place, seeker_place = hider_hits[0].item, seeker_hits[0].item
+        same = index.same_place(kind, hider_place, seeker_place)
+        unsure = any(not index.same_place(kind, h.item, hider_place) for h in hider_hits) or any(
+            not index.same_place(kind, h.item, seeker_place) for h in seeker_hits
+        )
     return MatchingResult(
         "yes" if same else "no",
         "ok",
@@ -383,6 +387,8 @@ class TentacleResult:
     in_reach: tuple[Hit[Feature], ...]  # features within reach of the seeker, nearest first
     too_close_to_call: bool
     hider_basis: HiderPosition
+    #: every name the answered place goes by on the map (its rows may differ)
+    names: tuple[str, ...] = ()
 
 
 def answer_tentacle(
@@ -405,22 +411,31 @@ def answer_tentacle(
         return result(NULL_ANSWER, "no_feature_in_boundary")
     error = seeker.accuracy_or_zero + hider.accuracy_or_zero
     edge_unsure = abs(apart - reach_m) <= error + TIE_EPSILON_M
-    in_reach = tuple(index.within(subject, seeker.lat, seeker.lon, reach_m))
+    rows = index.within(subject, seeker.lat, seeker.lon, reach_m)
+    # One hit per place, the row nearest the seeker: two rows of one museum are one museum.
+    in_reach = tuple(
+        hit for n, hit in enumerate(rows)
+        if not any(index.same_place(subject, hit.item, seen.item) for seen in rows[:n])
+    )
     if apart > reach_m:
         return result("not_in_reach", "hider_out_of_reach", in_reach, edge_unsure)
     if not in_reach:
         return result("not_in_reach", "no_feature_in_reach", in_reach, edge_unsure)
     to_hider = sorted(
-        (index.distance_to(hit.item, hider.lat, hider.lon), n) for n, hit in enumerate(in_reach)
+        (index.distance_to(hit.item, hider.lat, hider.lon), n) for n, hit in enumerate(rows)
     )
     best_distance, best = to_hider[0]
-    rival = len(to_hider) > 1 and (
-        to_hider[1][0] - best_distance <= 2 * hider.accuracy_or_zero + TIE_EPSILON_M
+    feature = next(
+        hit.item for hit in in_reach if index.same_place(subject, hit.item, rows[best].item)
     )
-    feature = in_reach[best].item
+    rival = any(
+        distance - best_distance <= 2 * hider.accuracy_or_zero + TIE_EPSILON_M
+        and not index.same_place(subject, rows[n].item, feature)
+        for distance, n in to_hider[1:]
+    )
     return TentacleResult(
         feature.name, "ok", subject, reach_m, apart, feature, best_distance, in_reach,
-        edge_unsure or rival, hider.basis,
+        edge_unsure or rival, hider.basis, index.place_names(subject, feature),
     )
 
 

@@ -28,6 +28,7 @@ from shapely.ops import nearest_points
 
 from hideseek_chat.geo.distance import distance_m
 from hideseek_chat.geo.mappack import Feature, MapPack, Station
+from hideseek_chat.geo.places import cluster
 
 T = TypeVar("T")
 
@@ -117,6 +118,12 @@ class _Layer(Generic[T]):
         self.projected = [projection.geometry(g) for g in lonlat]
         self.tree = STRtree(self.projected)
         self.all_points = all(g.geom_type == "Point" for g in lonlat)
+
+    @cached_property
+    def places(self) -> dict[int, int]:
+        """Each item's place number, by the item's ``id`` (see ``geo.places.cluster``)."""
+        numbers = cluster(self.items, self.projected)  # type: ignore[arg-type]
+        return {id(item): number for item, number in zip(self.items, numbers, strict=True)}
 
     def geodesic(self, index: int, lat: float, lon: float, query: Point) -> float:
         geometry = self.lonlat[index]
@@ -241,6 +248,23 @@ class MapIndex:
         Used to tell whether GPS error could change which feature is nearest.
         """
         return self._layer(kind).ranked(lat, lon, extra_m)
+
+    def same_place(self, kind: str, a: Feature, b: Feature) -> bool:
+        """Say whether two features of ``kind`` are one place (two rows of one school)."""
+        if a is b:
+            return True
+        places = self._layer(kind).places
+        return id(a) in places and places.get(id(a)) == places.get(id(b))
+
+    def place_names(self, kind: str, feature: Feature) -> tuple[str, ...]:
+        """Every name the place of ``feature`` goes by on the map (its own first)."""
+        layer = self._layer(kind)
+        place = layer.places.get(id(feature))
+        names = [feature.name]
+        for item in layer.items:
+            if place is not None and layer.places[id(item)] == place and item.name not in names:
+                names.append(item.name)
+        return tuple(name for name in names if name.strip())
 
     def within(self, kind: str, lat: float, lon: float, radius_m: float) -> list[Hit[Feature]]:
         """Return the features of a kind within radius_m, nearest first."""

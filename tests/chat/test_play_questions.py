@@ -12,10 +12,12 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from hideseek_chat.chat import checking, referee
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.state import CardZone
 from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.checks import CheckVerdict
 from hideseek_chat.store.models import EventRow
 from tests.chat.test_game import (
     HIDER_SPOT,
@@ -139,3 +141,43 @@ def test_a_photo_without_a_caption_says_nothing_more(table: Table) -> None:
     table.photo(hider, "tg-file-elm", caption="   ")
     relayed = [line for line in table.said() if line.photo_ref == "tg-file-elm"]
     assert relayed and "wrote" not in relayed[0].text
+
+
+# ----------------------------------------------------------------- two rows of one place
+
+#: 10 m beyond each of the two rows of Myers Park (191 m apart), away from the other row.
+MYERS_SOUTH_SIDE = (36.110327, -97.084635)
+MYERS_NORTH_SIDE = (36.112022, -97.083594)
+
+
+def test_a_truthful_yes_about_a_park_with_two_rows_is_not_held(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, _s2) = begin(table)
+    table.pin(hider, *MYERS_SOUTH_SIDE, private=True)
+    table.wait(timedelta(minutes=31))
+    table.pin(hider, *MYERS_SOUTH_SIDE, private=True, edited=True)
+    table.pin(s1, *MYERS_NORTH_SIDE, live=False)
+    table.send(s1, "/ask matching park")
+    incoming = table.said(hider)[-1]
+    assert "Suggested answer: Yes" in incoming.text, incoming.text
+    assert "Myers Park" in incoming.text
+    mark = table.mark()
+    table.press(hider, "Yes")
+    answered = [line.text for line in table.said(since=mark)]
+    assert any("Matching: Park: Yes" in text for text in answered), answered
+    assert any("✓" in text or "checked" in text.lower() for text in answered), answered
+    assert not any("disagree" in line.text.lower() for line in table.said(hider, since=mark))
+
+
+def test_a_tentacle_answer_naming_another_row_of_the_place_agrees() -> None:
+    suggestion = referee.Suggestion(
+        "named",
+        "Highland Park Elementary",
+        "ok",
+        facts={"aliases": ["Highland Park Elementary", "Highland Park Elementary School"]},
+    )
+    named = checking.verdict_for(suggestion, "named", "highland park elementary school ")
+    assert named == CheckVerdict.AGREED
+    other = checking.verdict_for(suggestion, "named", "Stillwater High School")
+    assert other == CheckVerdict.DISAGREED
