@@ -113,6 +113,8 @@ def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbo
                 action = replace(action, image=None)  # its fixed-width text says the same
             if action.slot is not None and not capabilities.edit_messages:
                 action = replace(action, slot=None)  # a new status message each time
+            if action.edit_ref is not None and not capabilities.edit_messages:
+                action = replace(action, edit_ref=None)  # the next screen as a new message
         adapted.append(action)
     return adapted
 

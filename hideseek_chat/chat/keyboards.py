@@ -50,7 +50,9 @@ class Verb(StrEnum):
     ANSWER_CATCH = "catch"  # y / n
     CLEAR_CURSE = "clear"  # curse_id
     ARRIVED = "arrive"  # record_id (a thermometer's seekers arrived)
-    ASK = "ask"  # question id
+    ASK = "ask"  # question id, then (a distance of one's choice) the distance in metres
+    ASK_MENU = "askm"  # the /ask menu's screen: none (the categories), a category, then
+    # the id of its question whose distance the seeker chooses
     SET = "set"  # setting, value
     CHOOSE_MAP = "map"  # map pack name
     SHOW_HAND = "hand"  # (show the hand)
@@ -177,13 +179,62 @@ def start_hiding(game_id: int, fmt: Formatter) -> Rows:
 # ----------------------------------------------------------------- questions
 
 
-def question_menu(game_id: int, offers: Sequence[QuestionOffer], labels: Sequence[str]) -> Rows:
-    """One button per question that can be asked now (custom distances are typed)."""
-    return column(
-        button(label, Verb.ASK, game_id, offer.question.id)
+#: The /ask menu puts up to ``n`` buttons on a row when none of their labels is longer
+#: than ``ROW_CHARACTERS // n`` (a phone shows about that many characters across).
+ROW_CHARACTERS = 36
+ROW_BUTTONS = 3
+
+
+def flow(buttons: Iterable[Button], width: int = ROW_CHARACTERS, most: int = ROW_BUTTONS) -> Rows:
+    """Buttons in rows, several to a row while their labels are short."""
+    rows: list[list[Button]] = []
+    for b in buttons:
+        row = rows[-1] if rows else None
+        if row is not None and len(row) < most:
+            longest = max(len(other.label) for other in [*row, b])
+            if longest <= width // (len(row) + 1):
+                row.append(b)
+                continue
+        rows.append([b])
+    return tuple(tuple(row) for row in rows)
+
+
+def ask_categories(game_id: int, categories: Sequence[tuple[Category, str]]) -> Rows:
+    """The /ask menu's first screen: one button per category (with its label)."""
+    return column(button(label, Verb.ASK_MENU, game_id, c.value) for c, label in categories)
+
+
+def ask_questions(
+    game_id: int,
+    category: Category,
+    offers: Sequence[QuestionOffer],
+    labels: Sequence[str],
+    back_label: str,
+) -> Rows:
+    """A category's questions, a distance of one's choice opening its own screen; Back."""
+    buttons = [
+        button(label, Verb.ASK_MENU, game_id, category.value, offer.question.id)
+        if offer.question.custom_distance
+        else button(label, Verb.ASK, game_id, offer.question.id)
         for offer, label in zip(offers, labels, strict=True)
-        if not offer.question.custom_distance
-    )
+    ]
+    return (*flow(buttons), (button(back_label, Verb.ASK_MENU, game_id),))
+
+
+def ask_distances(
+    game_id: int,
+    category: Category,
+    question_id: str,
+    distances: Sequence[tuple[float, str]],
+    back_label: str,
+) -> Rows:
+    """Distances to choose for ``question_id`` (metres and label); Back to the category."""
+    buttons = [
+        button(label, Verb.ASK, game_id, question_id, repr(float(metres)))
+        for metres, label in distances
+    ]
+    back = button(back_label, Verb.ASK_MENU, game_id, category.value)
+    return (*flow(buttons, most=4), (back,))
 
 
 def arrived(game_id: int, record_id: object, fmt: Formatter) -> Rows:

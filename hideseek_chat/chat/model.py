@@ -128,6 +128,10 @@ class SendText(Outbound):
     #: a PNG that says what ``pre`` says: a channel that can show pictures sends it with
     #: ``text`` as its caption instead of ``pre``
     image: bytes | None = None
+    #: the channel's id of a message of the bot in this chat (a menu whose button was
+    #: pressed) to replace, text and buttons, instead of sending a new one; a channel that
+    #: cannot edit, or a message that can no longer be edited, gets a new message
+    edit_ref: str | None = None
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,7 @@ BUTTONS: dict[Verb, ButtonHandler] = {
     Verb.CHOOSE_MAP: setup.press_map,
     Verb.NEXT_ROUND: setup.press_next_round,
     Verb.ASK: questions.press_ask,
+    Verb.ASK_MENU: questions.press_ask_menu,
     Verb.ANSWER: questions.press_answer,
     Verb.CONFIRM_ANSWER: questions.press_confirm,
     Verb.VETO: questions.press_veto,

@@ -57,6 +57,9 @@ class Line:
     toast: str | None = None
     #: a channel-side remark printed with the line (e.g. the street a pin is on)
     note: str | None = None
+    #: the line this one replaced: the bot edited that message into this one (the old
+    #: line loses its buttons, and a transcript prints the new text as it appears)
+    edit_of: int | None = None
 
 
 @dataclass
@@ -89,6 +92,8 @@ class Table:
     ref_prefix: str = "console"
     _next_id: int = 1
     _status: dict[str, int] = field(default_factory=dict)
+    #: each edited line's id -> the id of the message it first was
+    _edits: dict[int, int] = field(default_factory=dict)
     _live: set[tuple[str, str]] = field(default_factory=set)
     _pressing: Line | None = None
     _driver: Driver | None = None
@@ -300,7 +305,13 @@ class Table:
                     continue
                 # No pictures here: the fixed-width block stands in for one.
                 body = f"{action.text}\n{action.pre}" if action.pre else action.text
-                self._log(action.to, body, buttons=action.buttons, photo_ref=action.photo_ref)
+                edited = self._edited(action)
+                line_id = self._log(
+                    action.to, body, buttons=action.buttons, photo_ref=action.photo_ref
+                )
+                if edited is not None:
+                    self.lines[-1].edit_of = edited.id
+                    self._edits[line_id] = self._edits.get(edited.id, edited.id)
             elif isinstance(action, DeleteMessage):
                 for line in self.lines:
                     if str(line.id) == action.message_ref and line.chat == action.to:
@@ -309,6 +320,22 @@ class Table:
                 self.toasts.append((action.to, action.text))
                 if self._pressing is not None and self._pressing.toast is None:
                     self._pressing.toast = action.text
+
+    def _edited(self, action: SendText) -> Line | None:
+        """The bot's line ``action`` edits, which loses its buttons (None: a new message)."""
+        if action.edit_ref is None:
+            return None
+        for line in self.lines:
+            if str(line.id) == action.edit_ref and line.chat == action.to and not line.deleted:
+                if line.author != "bot":
+                    return None
+                line.buttons = ()
+                return line
+        return None
+
+    def original(self, line: Line) -> int:
+        """The id of the message ``line`` is (an edit's first version's id)."""
+        return self._edits.get(line.id, line.id)
 
     def _edit_status(self, action: SendText) -> None:
         self.status_log.append(Line(self.mark(), self.now, action.to, action.text, slot="status"))

@@ -105,7 +105,8 @@ class Transcript:
                 body = body.replace("📍", "📍 live", 1)
             if line.note:
                 body = f"{body} ({line.note})"
-            text = f"{line.author}: {body}"
+            author = f"{line.author} (edited)" if line.edit_of else line.author
+            text = f"{author}: {body}"
         if line.deleted:
             text += " [deleted]"
         out = [head + text.split("\n")[0]]

@@ -116,6 +116,8 @@ async def _send_text(
     try:
         if action.slot == STATUS_SLOT:
             await _send_status(bot, conversation, action, chat_id, markup, now)
+        elif action.edit_ref is not None and await _edit(bot, action, chat_id, markup):
+            return
         else:
             await _send_message(bot, action, chat_id, markup)
     except (Forbidden, BadRequest) as err:
@@ -177,6 +179,26 @@ async def _send_message(
             chat_id, chunk, reply_parameters=reply, reply_markup=markup if last else None
         )
         reply = None
+
+
+async def _edit(
+    bot: Bot, action: SendText, chat_id: int, markup: InlineKeyboardMarkup | None
+) -> bool:
+    """Replace the text and buttons of message ``action.edit_ref``; False when it can no
+    longer be edited (too old, gone), so that a new message is sent instead."""
+    assert action.edit_ref is not None
+    text, _ = _split(action.text, MessageLimit.MAX_TEXT_LENGTH)
+    try:
+        await bot.edit_message_text(
+            text, chat_id=chat_id, message_id=int(action.edit_ref), reply_markup=markup
+        )
+    except BadRequest as err:
+        reason = str(err).lower()
+        if "not modified" in reason:
+            return True
+        log.info("message %s in %s cannot be edited (%s)", action.edit_ref, chat_id, err)
+        return False
+    return True
 
 
 async def _send_status(

@@ -152,6 +152,7 @@ ERROR_SAMPLES: dict[str, Any] = {
     "field": "distance_m",
     "cell": "e6",  # the botnet game's devices
     "here": "e5",
+    "station": "University Estates Apts",  # the asker's own station (Urban Explorer)
 }
 
 

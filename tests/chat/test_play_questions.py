@@ -14,7 +14,8 @@ from sqlalchemy import select
 
 from hideseek_chat.chat import checking, referee
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.console.table import Table
+from hideseek_chat.chat.drive import Capabilities
+from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import CardZone
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.checks import CheckVerdict
@@ -181,3 +182,153 @@ def test_a_tentacle_answer_naming_another_row_of_the_place_agrees() -> None:
     assert named == CheckVerdict.AGREED
     other = checking.verdict_for(suggestion, "named", "Stillwater High School")
     assert other == CheckVerdict.DISAGREED
+
+
+# ----------------------------------------------------------------- the /ask menu
+
+
+def labels(line: Line) -> list[list[str]]:
+    return [[b.label for b in row] for row in line.buttons]
+
+
+def menu_line(table: Table, name: str) -> Line:
+    """The newest bot message in the group with buttons ``name`` can press."""
+    return next(line for line, _ in table.buttons(name, chat=table.group))
+
+
+def test_ask_shows_the_categories_then_a_categorys_questions(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    _hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask")
+    menu = table.said()[-1]
+    rows = labels(menu)
+    assert all(len(row) == 1 for row in rows), "one row per category"
+    names = [row[0].split(" (")[0] for row in rows]
+    assert names == ["Matching", "Measuring", "Radar", "Thermometer", "Photo"]  # small: no tentacle
+    assert "draw 2, keep 1" in rows[2][0]  # radar's cost
+    total = sum(len(row) for row in rows)
+
+    table.press(s1, "Matching")
+    screen = table.said()[-1]
+    assert screen.edit_of == menu.id and not menu.buttons, "the menu was edited in place"
+    assert screen.text.startswith("❓ Matching: which one?") and "draws 3" in screen.text
+    rows = labels(screen)
+    assert any(len(row) > 1 for row in rows), "short labels share a row"
+    assert rows[-1] == ["⬅️ Back"]
+    assert any("Zoo" in label for row in rows for label in row)
+    assert len(rows) < sum(len(row) for row in rows) - 5  # 19 questions in 13 rows
+    total += sum(len(row) for row in rows)  # 19 questions in 13 rows
+
+    table.press(s1, "Back")
+    back = table.said()[-1]
+    assert back.edit_of == screen.id and [r[0].split(" (")[0] for r in labels(back)] == names
+
+    table.press(s1, "Radar")
+    radar = table.said()[-1]
+    assert [r for r in labels(radar) if "1 km" in r], labels(radar)
+    assert any("Distance of your choice" in label for row in labels(radar) for label in row)
+    total += sum(len(row) for row in labels(radar))
+    assert total < 57
+
+    before = asked_events(uow_factory)
+    table.press(s1, "1 km")
+    assert asked_events(uow_factory) == before + 1
+    done = table.said()[-3:]
+    assert any(line.edit_of == radar.id and "Asked: Radar 1 km" in line.text for line in done)
+    assert any("asks: Radar 1 km" in line.text for line in done)
+
+
+def test_a_distance_of_ones_choice_is_named_once_chosen(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.pin(s1, *SEEKERS_START)
+    table.send(s1, "/ask")
+    table.press(s1, "Radar")
+    table.press(s1, "Distance of your choice")
+    screen = table.said()[-1]
+    assert "/ask radar 3km" in screen.text  # any other distance can be typed
+    offered = [label for row in labels(screen) for label in row]
+    assert "750 m" in offered and "1 km" not in offered  # between the fixed ones, not them
+    table.press(s1, "750 m")
+    state = state_of(uow_factory, table)
+    asked = state.round_questions()[-1]
+    assert (asked.question_id, asked.distance_m) == ("radar-custom", 750.0)
+    group = [line.text for line in table.said()[-3:]]
+    assert any("Asked: Radar 750 m" in text for text in group), group
+    assert any("asks: Radar 750 m" in text for text in group), group
+    assert "Radar 750 m" in table.said(hider)[-1].text
+    assert not any("Distance of your choice" in text for text in group)
+
+    # Answered; the same distance again is marked as asked before, with its cost.
+    table.press(hider, "No")
+    table.press(hider, "🃏")
+    table.send(s1, "/ask")
+    table.press(s1, "Radar")
+    table.press(s1, "Distance of your choice")
+    again = table.said()[-1]
+    assert any("✔ 750 m ×2" in label for row in labels(again) for label in row), labels(again)
+    assert "asked before" in again.text
+    table.press(s1, "✔ 750 m")
+    assert any("asked before" in line.text.lower() for line in table.said()[-3:])
+    assert state_of(uow_factory, table).round_questions()[-1].times_asked == 2
+
+
+def test_a_question_asked_before_is_marked_on_its_categorys_screen(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.pin(s1, *SEEKERS_START)
+    table.send(s1, "/ask radar 1km")
+    table.press(hider, "No")
+    table.press(hider, "🃏")
+    table.send(s1, "/ask")
+    table.press(s1, "Radar")
+    rows = labels(table.said()[-1])
+    assert ["✔ 1 km ×2"] in [[label for label in row if "1 km" in label] for row in rows]
+    assert "asked before" in table.said()[-1].text
+
+
+def test_a_medium_game_offers_tentacles(table: Table) -> None:
+    table.send("Alice", "/newgame medium metric")
+    table.press("Bob", "Join the game")
+    table.send("Alice", "/begin")
+    seeker = next(
+        name
+        for name in ("Alice", "Bob")
+        if not any("You're hiding" in line.text for line in table.said(name))
+    )
+    table.wait(timedelta(minutes=61))
+    table.send(seeker, "/ask")
+    names = [row[0].split(" (")[0] for row in labels(table.said()[-1])]
+    assert names[-1] == "Tentacle" and len(names) == 6
+
+
+def test_the_hider_cannot_work_the_seekers_menu(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask")
+    menu = table.said()[-1]
+    table.press(hider, "Radar", chat=table.group)
+    assert "seekers" in table.toasts[-1][1].lower()
+    assert menu.buttons and table.said()[-1].id == menu.id, "the menu is left as it was"
+
+
+def test_without_editing_each_screen_is_a_new_message(uow_factory: UnitOfWorkFactory) -> None:
+    table = Table(
+        Conversation(uow_factory, seeds=lambda: 11),
+        START,
+        capabilities=Capabilities(pictures=False, edit_messages=False),
+    )
+    for name in ("Alice", "Bob", "Carol"):
+        table.person(name)
+    _hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask")
+    menu = table.said()[-1]
+    table.press(s1, "Photo")
+    screen = table.said()[-1]
+    assert screen.id != menu.id and screen.edit_of is None
+    assert screen.text.startswith("❓ Photo: which one?")
+    assert ["⬅️ Back"] in labels(screen)

@@ -4,13 +4,16 @@ arriving, and the photo that answers a photo question."""
 
 from __future__ import annotations
 
-from hideseek_chat.chat import checking, keyboards, referee, sightings, texts
+import math
+
+from hideseek_chat.chat import ask_menu, checking, keyboards, referee, sightings, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.keyboards import Press
-from hideseek_chat.chat.model import AnswerButton, ButtonIn, Outbound, PhotoIn
+from hideseek_chat.chat.model import AnswerButton, ButtonIn, Outbound, PhotoIn, SendText
 from hideseek_chat.chat.parsing import parse_ask
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.rules import apply as engine_apply
+from hideseek_chat.rules.errors import NotAllowed
 from hideseek_chat.rules.events import (
     CardPlayed,
     QuestionAnswered,
@@ -31,25 +34,78 @@ Args = tuple[str, ...]
 
 
 def ask(turn: Turn, args: Args) -> list[Outbound]:
-    """``/ask`` shows the questions that can be asked now; ``/ask radar 1km`` asks one."""
+    """``/ask`` shows the menu of what can be asked now; ``/ask radar 1km`` asks one."""
     state = turn.state
-    player = turn.player()
     if not args:
-        if player is None:
-            raise ChatError("chat.not_in_game")
-        fmt = turn.fmt
-        available = offers(state, turn.ruleset, player.team_id)
-        labels = [texts.offer_label(offer, fmt) for offer in available]
-        buttons = keyboards.question_menu(turn.game_id, available, labels)
-        return [turn.reply(texts.ask_menu_text(available, fmt), buttons)]
+        team_id = _asking_team(turn)
+        screen = ask_menu.categories(turn.game_id, offers(state, turn.ruleset, team_id), turn.fmt)
+        return [turn.reply(screen.text, screen.buttons)]
     asked = parse_ask(args, turn.ruleset, state.size)
     turn.apply(_asked(turn, asked.question_id, asked.distance_m))
     return []
 
 
+def press_ask_menu(turn: Turn, press: Press) -> list[Outbound]:
+    """Another screen of the /ask menu, in place of the one whose button was pressed."""
+    available = offers(turn.state, turn.ruleset, _asking_team(turn))
+    fmt = turn.fmt
+    if not press.args or not press.args[0]:
+        screen = ask_menu.categories(turn.game_id, available, fmt)
+    else:
+        try:
+            category = Category(press.args[0])
+        except ValueError:
+            raise ChatError("chat.button_unknown") from None
+        if len(press.args) > 1:
+            screen = ask_menu.distances(turn.game_id, press.args[1], available, turn.state, fmt)
+        else:
+            screen = ask_menu.category(turn.game_id, category, available, fmt)
+    return [_acknowledge(turn), _in_place(turn, screen.text, screen.buttons)]
+
+
 def press_ask(turn: Turn, press: Press) -> list[Outbound]:
-    turn.apply(_asked(turn, press.arg(0), None))
-    return []
+    """A question pressed in the /ask menu (with the distance chosen for it, if it has
+    one); the menu then says what was asked."""
+    distance: float | None = None
+    if len(press.args) > 1:
+        try:
+            distance = float(press.args[1])
+        except ValueError:
+            raise ChatError("chat.button_unknown") from None
+        if not math.isfinite(distance) or distance <= 0:
+            raise ChatError("chat.button_unknown")
+    question_id = press.arg(0)
+    turn.apply(_asked(turn, question_id, distance))
+    name = turn.fmt.question(question_id, distance)
+    return [_in_place(turn, texts.asked_from_menu_text(name, turn.fmt))]
+
+
+def _asking_team(turn: Turn) -> int:
+    """The sender's team, which must be seeking: the menu shows what it may ask."""
+    player = turn.player()
+    if player is None:
+        raise ChatError("chat.not_in_game")
+    if turn.state.is_hider(player.id):
+        raise NotAllowed("only seekers ask questions", key="error.only_seekers")
+    return player.team_id
+
+
+def _acknowledge(turn: Turn) -> AnswerButton:
+    """A silent answer to a press (the new screen says enough)."""
+    assert isinstance(turn.msg, ButtonIn)
+    return AnswerButton(turn.by, press_ref=turn.msg.press_ref)
+
+
+def _in_place(turn: Turn, text: str, buttons: keyboards.Rows = ()) -> SendText:
+    """``text`` in place of the message whose button was pressed (where the channel can
+    edit it; otherwise as a new message)."""
+    return SendText(
+        turn.msg.chat,
+        text=text,
+        buttons=buttons,
+        private=turn.is_private,
+        edit_ref=turn.msg.message_ref,
+    )
 
 
 def _asked(turn: Turn, question_id: str, distance_m: float | None) -> QuestionAsked:

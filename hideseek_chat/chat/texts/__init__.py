@@ -19,7 +19,8 @@ Reasons (``reasons``): ``map_problem(code, fmt)``, ``why_no_answer(code, fmt)``,
 Screens (pure functions of their arguments; none reads or writes a database):
 
 - ``screens``: ``status_text``, ``score_text``, ``hand_text``, ``track_text``,
-  ``ask_menu_text``, ``offer_label``;
+  ``ask_menu_text``, ``category_label``, ``ask_category_text``, ``offer_label``,
+  ``ask_distance_text``, ``asked_mark``, ``asked_from_menu_text`` (the /ask menu);
 - ``answers``: ``suggestion_text``, ``suggestion_numbers``, ``automatic_text``,
   ``held_answer`` (-> ``HeldAnswer``: text, two button labels, toast),
   ``claim_hider_text``, ``answer_note``, ``claim_note``; and each question category in
@@ -89,7 +90,12 @@ from hideseek_chat.chat.texts.review import (
 )
 from hideseek_chat.chat.texts.screens import (
     PHASES,
+    ask_category_text,
+    ask_distance_text,
     ask_menu_text,
+    asked_from_menu_text,
+    asked_mark,
+    category_label,
     hand_text,
     offer_label,
     score_text,
@@ -114,9 +120,14 @@ __all__ = [
     "Renderer",
     "answer_hint",
     "answer_note",
+    "ask_category_text",
+    "ask_distance_text",
     "ask_menu_text",
+    "asked_from_menu_text",
+    "asked_mark",
     "automatic_text",
     "botnet_keys",
+    "category_label",
     "chat_keys",
     "check_lines",
     "claim_hider_text",

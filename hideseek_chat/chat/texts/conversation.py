@@ -226,3 +226,15 @@ plain(
     _megabytes,
     partial=True,
 )
+
+
+def _category_name(p: Params, f: Formatter) -> Mapping[str, Any]:
+    return {"category": f.category(str(p.get("category", "")))}
+
+
+plain(
+    "chat.ask_category_closed",
+    N_("No {category} question can be asked right now. Press Back for the others."),
+    _category_name,
+    partial=True,
+)

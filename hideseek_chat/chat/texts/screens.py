@@ -174,14 +174,71 @@ def track_text(
 
 
 def ask_menu_text(offers: Sequence[QuestionOffer], fmt: Formatter) -> str:
-    """The line above the /ask menu's buttons (one button per offer)."""
+    """The line above the /ask menu's first screen (one button per category)."""
     if not offers:
         return say("chat.ask_nothing", {}, fmt)
-    return fmt.t(N_("❓ Which question? (the hider draws/keeps cards as shown)"))
+    return fmt.t(N_("❓ Which kind of question? Each button shows what the hider draws and keeps."))
+
+
+def category_label(offers: Sequence[QuestionOffer], fmt: Formatter) -> str:
+    """A category's button on the first screen: ``Radar (draw 2, keep 1)``."""
+    first = offers[0]
+    cost = fmt.t(N_("draw {draw}, keep {keep}"), draw=first.draw, keep=first.keep)
+    return f"{fmt.category(first.question.category.value)} ({cost})"
 
 
 def offer_label(offer: QuestionOffer, fmt: Formatter) -> str:
-    """A question on offer with what it costs the hider: ``Radar 1 km (draw 2, keep 1)``."""
-    cost = fmt.t(N_("draw {draw}, keep {keep}"), draw=offer.draw, keep=offer.keep)
-    again = f" ×{offer.times_asked + 1}" if offer.times_asked else ""
-    return f"{fmt.question(offer.question.id)}{again} ({cost})"
+    """A question's button on its category's screen: ``Zoo``, ``1 km``, ``✔ Park ×2`` (asked
+    before this round: asking again makes the hider draw for it twice)."""
+    question = offer.question
+    if question.custom_distance:
+        name = fmt.t(N_("📏 Distance of your choice"))
+    elif question.category.value in ("radar", "thermometer") and question.distance_m:
+        name = fmt.distance(question.distance_m)
+    else:
+        name = fmt.t(question.label)
+    return asked_mark(name, offer.times_asked)
+
+
+def asked_mark(name: str, times_asked: int) -> str:
+    """``name`` marked as asked ``times_asked`` times before this round (if at all)."""
+    return f"✔ {name} ×{times_asked + 1}" if times_asked else name
+
+
+def ask_category_text(offers: Sequence[QuestionOffer], fmt: Formatter) -> str:
+    """The line above a category's questions: the category, what an answer costs, and
+    what the ✔ marks mean when one is shown."""
+    first = offers[0]
+    text = fmt.t(
+        N_("❓ {category}: which one? For each answer the hider draws {draw} and keeps {keep}."),
+        category=fmt.category(first.question.category.value),
+        draw=first.draw,
+        keep=first.keep,
+    )
+    if any(offer.times_asked for offer in offers):
+        text += "\n" + asked_note(fmt)
+    return text
+
+
+def asked_note(fmt: Formatter) -> str:
+    return fmt.t(
+        N_(
+            "✔ asked before this round: asking it again, the hider draws for it once more "
+            "(×2: twice)."
+        )
+    )
+
+
+def ask_distance_text(offer: QuestionOffer, example: str, any_asked: bool, fmt: Formatter) -> str:
+    """The line above the distances of one's choice, with how to type any other."""
+    text = fmt.t(
+        N_("📏 {category}: choose the distance, or type any other like {example}."),
+        category=fmt.category(offer.question.category.value),
+        example=example,
+    )
+    return text + "\n" + asked_note(fmt) if any_asked else text
+
+
+def asked_from_menu_text(question: str, fmt: Formatter) -> str:
+    """What the /ask menu turns into once a question is asked from it."""
+    return fmt.t(N_("❓ Asked: {question}"), question=question)
