@@ -12,9 +12,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from hideseek_chat.chat import checking, referee
+from hideseek_chat.chat import ask_menu, checking, keyboards, referee
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities
+from hideseek_chat.chat.model import Button
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import CardZone
 from hideseek_chat.store import UnitOfWorkFactory
@@ -247,6 +248,9 @@ def test_a_distance_of_ones_choice_is_named_once_chosen(
     table.send(s1, "/ask")
     table.press(s1, "Radar")
     table.press(s1, "Distance of your choice")
+    table.press(s1, "Back")
+    assert table.said()[-1].text.startswith("❓ Radar: which one?")
+    table.press(s1, "Distance of your choice")
     screen = table.said()[-1]
     assert "/ask radar 3km" in screen.text  # any other distance can be typed
     offered = [label for row in labels(screen) for label in row]
@@ -332,3 +336,61 @@ def test_without_editing_each_screen_is_a_new_message(uow_factory: UnitOfWorkFac
     assert screen.id != menu.id and screen.edit_of is None
     assert screen.text.startswith("❓ Photo: which one?")
     assert ["⬅️ Back"] in labels(screen)
+
+
+def test_a_category_closed_by_a_curse_is_not_offered(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask")
+    old_menu = table.said()[-1]
+    state = state_of(uow_factory, table)
+    team = state.hider_team_id()
+    assert team is not None
+    bonus = next(c.def_id for c in state.cards_in(CardZone.DECK) if c.def_id.startswith("time"))
+    give_cards(uow_factory, table, team, "spotty-memory", bonus)
+    table.send(hider, "/hand", private=True)
+    table.press(hider, "▶️ Curse of the Spotty Memory")
+    table.press(hider, "Time bonus")
+    current = state_of(uow_factory, table).current_round
+    assert current is not None and current.spotty_category is not None
+    closed = current.spotty_category.value.capitalize()
+    table.send(s1, "/ask")
+    names = [row[0].split(" (")[0] for row in labels(table.said()[-1])]
+    assert closed not in names and len(names) == 4
+    # A button of the closed category in an older menu says why nothing happens.
+    button = next(b for row in old_menu.buttons for b in row if b.label.startswith(closed))
+    table.press_data(s1, button.data, old_menu)
+    assert f"No {closed} question can be asked right now" in table.toasts[-1][1]
+
+
+def test_the_distances_of_ones_choice_lie_between_the_fixed_ones() -> None:
+    metric = [500.0, 1000.0, 2000.0, 5000.0, 10_000.0, 15_000.0, 40_000.0]
+    assert ask_menu.presets(metric, "metric") == [250, 750, 1500, 3000, 7500, 12_000, 25_000]
+    mile = 1609.344
+    miles = [m * mile for m in (0.2, 0.5, 1, 3, 5)]
+    chosen = [round(m / mile, 6) for m in ask_menu.presets(miles, "imperial")]
+    assert chosen == [0.1, 0.3, 0.75, 1.5, 4]
+    assert ask_menu.presets([], "metric") == []
+    assert ask_menu.round_number(0.316) == 0.3 and ask_menu.round_number(56.6) == 60
+
+
+def test_short_labels_share_a_row_and_long_ones_stand_alone() -> None:
+    def b(label: str) -> Button:
+        return Button(label, "x")
+
+    rows = keyboards.flow(
+        [
+            b("Zoo"),
+            b("Park"),
+            b("Museum"),
+            b("A very long label indeed, yes"),
+            b("Golf course"),
+            b("Hospital"),
+        ]
+    )
+    assert [[x.label for x in row] for row in rows] == [
+        ["Zoo", "Park", "Museum"],
+        ["A very long label indeed, yes"],
+        ["Golf course", "Hospital"],
+    ]
