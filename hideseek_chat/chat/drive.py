@@ -42,7 +42,9 @@ class Capabilities:
     """What a channel can do with the conversation's actions."""
 
     buttons: bool = True  # buttons under a message, pressed back as ButtonIn (SMS: no)
-    edit_messages: bool = True  # the group's status is one message, edited in place
+    #: the group's status is one message, edited in place; a menu's next screen replaces
+    #: the menu (``SendText.edit_ref``); without it each comes as a new message
+    edit_messages: bool = True
     delete_messages: bool = True  # a hider's location posted in the group can be removed
     pictures: bool = True  # a PNG (a board) can be shown instead of its fixed-width text
 

@@ -38,6 +38,7 @@ class Step:
     lon: float = 0.0
     wait: timedelta | None = None  # for "wait"; or how long to wait before a person's step
     until: tuple[int, int] | None = None  # wait until this time of day (hh, mm) first
+    caption: str = ""  # what is written under a photo
 
 
 # ----------------------------------------------------------------- reading values
@@ -89,7 +90,7 @@ HELP = """\
 @NAME live LAT,LON         NAME shares a live location (repeat it to move)
 @NAME private live LAT,LON ... with the bot only (also: private pin)
 @NAME press LABEL          NAME presses the newest button they see whose label has LABEL
-@NAME photo NAME.jpg       NAME sends a photo to the bot (private)
+@NAME photo FILE [TEXT]    NAME sends a photo to the bot (private), TEXT under it
 @NAME upload FILE          NAME sends a map file (GeoJSON, GTFS zip, KML) to the group
 wait 10m                   let time pass (10m, 1h30m, 45s); timers fire on the way
 show group | show NAME     print a whole chat so far
@@ -140,7 +141,10 @@ def parse_line(line: str) -> Step | None:
             raise StepError(f"{verb_l} what? e.g. @{who} {verb_l} {_EXAMPLES[verb_l]}")
         if private and verb_l != "photo":
             raise StepError(f"{verb_l} does not take 'private'")
-        return Step(verb_l, who, private or verb_l == "photo", text=arg)
+        if verb_l == "photo":
+            name, _, caption = arg.partition(" ")
+            return Step(verb_l, who, True, text=name, caption=caption.strip())
+        return Step(verb_l, who, private, text=arg)
     return Step("say", who, private, text=rest)
 
 
@@ -150,7 +154,7 @@ _EXAMPLES = {"press": "Yes", "photo": "tree.jpg", "upload": "map.geojson"}
 # ----------------------------------------------------------------- script objects
 
 _ACTIONS = ("say", "pin", "live", "press", "photo", "upload", "wait")
-_KEYS = frozenset(_ACTIONS) | {"at", "who", "private"}
+_KEYS = frozenset(_ACTIONS) | {"at", "who", "private", "caption"}
 _HEADER_KEYS = frozenset({"seed", "start"})
 
 
@@ -258,7 +262,10 @@ def script_step(value: dict[str, Any]) -> Step:
         raise StepError(f"'{action}' must be a non-empty string")
     if action in ("press", "upload") and private:
         raise StepError(f"'{action}' does not take 'private'")
-    return Step(action, who, private, text=arg, wait=wait, until=until)
+    caption = value.get("caption", "")
+    if not isinstance(caption, str) or (caption and action != "photo"):
+        raise StepError("'caption' is a string, and only for a photo")
+    return Step(action, who, private, text=arg, wait=wait, until=until, caption=caption)
 
 
 # ----------------------------------------------------------------- doing it
@@ -290,7 +297,7 @@ def perform(table: Table, step: Step, *, files: Path | None = None) -> None:
         except ButtonNotFound:
             raise StepError(f"{who} sees no button labelled {step.text!r}") from None
     elif step.kind == "photo":
-        table.photo(who, step.text, private=step.private)
+        table.photo(who, step.text, private=step.private, caption=step.caption)
     elif step.kind == "upload":
         path = (files or Path.cwd()) / step.text
         try:

@@ -16,6 +16,7 @@ from hideseek_chat.chat import ask_menu, checking, keyboards, referee
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities
 from hideseek_chat.chat.model import Button
+from hideseek_chat.console.steps import parse_line, perform, script_step
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import CardZone
 from hideseek_chat.store import UnitOfWorkFactory
@@ -394,3 +395,14 @@ def test_short_labels_share_a_row_and_long_ones_stand_alone() -> None:
         ["A very long label indeed, yes"],
         ["Golf course", "Hospital"],
     ]
+
+
+def test_the_console_sends_a_photo_with_its_caption(table: Table) -> None:
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask photo tree")
+    step = parse_line(f"@{hider} photo oak.jpg The big oak, as asked")
+    assert (step.text, step.caption) == ("oak.jpg", "The big oak, as asked")
+    perform(table, step)
+    relayed = [line for line in table.said() if line.photo_ref == "oak.jpg"]
+    assert relayed and "The big oak, as asked" in relayed[0].text
+    assert script_step({"who": hider, "photo": "a.jpg", "caption": "x"}).caption == "x"
