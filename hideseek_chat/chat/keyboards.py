@@ -234,25 +234,35 @@ def held_answer(game_id: int, record_id: int, anyway_label: str, suggested_label
 # ----------------------------------------------------------------- cards and curses
 
 
-def keep_cards(game_id: int, params: Mapping[str, Any], fmt: Formatter) -> Rows:
-    """One button per choice of cards to keep from a draw (at most 20)."""
+def keep_cards(
+    game_id: int, params: Mapping[str, Any], fmt: Formatter, labels: Sequence[str] = ()
+) -> Rows:
+    """One button per choice of cards to keep from a draw (at most 20); ``labels`` name
+    the offered cards in order (default: their names)."""
     ids = [int(i) for i in params.get("card_ids", [])]
-    names = [str(n) for n in params.get("cards", [])]
+    names = list(labels) or [fmt.card(str(n)) for n in params.get("cards", [])]
     keep = int(params.get("keep", 1))
     cycle = params.get("cycle_id")
     rows = []
     for combo in combinations(range(len(ids)), keep):
-        label = " + ".join(fmt.card(names[i]) for i in combo)
+        label = " + ".join(names[i] for i in combo)
         chosen = ",".join(str(ids[i]) for i in combo)
         rows.append((button(f"🃏 {label}", Verb.KEEP_CARDS, game_id, cycle, chosen),))
     return tuple(rows[:20])
 
 
-def hand(game_id: int, cards: Sequence[Card], ruleset: Ruleset, fmt: Formatter) -> Rows:
-    """Play (not a time bonus) and discard buttons for each card in a hand."""
+def hand(
+    game_id: int,
+    cards: Sequence[Card],
+    ruleset: Ruleset,
+    fmt: Formatter,
+    labels: Sequence[str] = (),
+) -> Rows:
+    """Play (not a time bonus) and discard buttons for each card in a hand; ``labels``
+    name the cards in order (default: their names)."""
+    names = list(labels) or [fmt.card(card.def_id) for card in cards]
     rows: list[tuple[Button, ...]] = []
-    for card in cards:
-        name = fmt.card(card.def_id)
+    for card, name in zip(cards, names, strict=True):
         row = []
         if ruleset.card(card.def_id).kind != CardKind.TIME_BONUS:
             row.append(button(f"▶️ {name}", Verb.PLAY_CARD, game_id, card.id))

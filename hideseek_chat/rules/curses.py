@@ -201,7 +201,6 @@ def cast(
         raise WrongPhase("curses are cast while the seekers are seeking", key="error.curse_phase")
     if rules.not_in_end_game and state.phase == Phase.END_GAME:
         raise WrongPhase("this curse cannot be cast in the end game", key="error.curse_end_game")
-    deck.require_resolved_hand(state, ruleset, team_id)
     target = _target(state, team_id, event)
     if rules.blocks_questions or rules.blocks_transit:
         for other in state.round_curses():

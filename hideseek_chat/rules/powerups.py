@@ -78,7 +78,6 @@ def _powerup(
 ) -> list[Decision]:
     effect = card_def.powerup
     if effect in (PowerupEffect.VETO, PowerupEffect.RANDOMIZE):
-        deck.require_resolved_hand(state, ruleset, team_id)
         if state.phase == Phase.MOVING:
             raise WrongPhase("no question is open while you move", key="error.moving")
         # Raises when no answer window is open (a thermometer under way has none yet).

@@ -70,6 +70,7 @@ from hideseek_chat.chat.texts.help import (
     help_text,
 )
 from hideseek_chat.chat.texts.notices_play import curse_text
+from hideseek_chat.chat.texts.parts import card_label, numbered
 from hideseek_chat.chat.texts.reasons import (
     REASONS,
     Reason,
@@ -117,6 +118,7 @@ __all__ = [
     "ask_menu_text",
     "automatic_text",
     "botnet_keys",
+    "card_label",
     "chat_keys",
     "check_lines",
     "claim_hider_text",
@@ -134,6 +136,7 @@ __all__ = [
     "legend",
     "map_problem",
     "notice_keys",
+    "numbered",
     "numbers_text",
     "offer_label",
     "path_text",
