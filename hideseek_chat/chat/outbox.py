@@ -19,7 +19,7 @@ from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules.curses import is_clearable
 from hideseek_chat.rules.decisions import AudienceKind, Notify
 from hideseek_chat.rules.deck import card_minutes, hand_limit
-from hideseek_chat.rules.ruleset import Category, PowerupEffect, Ruleset
+from hideseek_chat.rules.ruleset import Category, CurseEffect, PowerupEffect, Ruleset
 from hideseek_chat.rules.state import CardZone, GameState, QuestionStatus
 from hideseek_chat.store import OutboxMessage, UnitOfWork
 
@@ -158,10 +158,7 @@ def _compose(
     elif key == "catch.confirm":
         buttons = keyboards.confirm_catch(game_id, fmt)
     elif key == "curse.cast":
-        curse_id = params.get("curse_id")
-        definition = services.ruleset(state).card(str(params.get("curse")))
-        if curse_id is not None and definition.curse is not None and is_clearable(definition.curse):
-            buttons = keyboards.curse_done(game_id, curse_id, fmt)
+        buttons = _curse_buttons(services.ruleset(state), game_id, params, fmt)
     elif key == "round.next_you_hide":
         buttons = keyboards.start_hiding(game_id, fmt)
     elif key == "question.answered" and params.get("answer") == "photo" and params.get("detail"):
@@ -170,6 +167,29 @@ def _compose(
     if note:
         text = f"{text}\n{note}"
     return text, buttons, photo
+
+
+def _curse_buttons(ruleset: Ruleset, game_id: int, params: dict[str, Any], fmt: Formatter) -> Rows:
+    """Under a cast curse, for the seekers: done, it struck (the hider's bonus), a lost game."""
+    curse_id = params.get("curse_id")
+    rules = ruleset.card(str(params.get("curse"))).curse
+    if curse_id is None or rules is None:
+        return ()
+    penalty = params.get("penalty_min")
+    return keyboards.curse_actions(
+        game_id,
+        curse_id,
+        fmt,
+        clearable=is_clearable(rules),
+        penalty_label=texts.say(
+            "chat.penalty_report_button", {"duration": fmt.duration(60 * penalty)}, fmt
+        )
+        if penalty is not None
+        else None,
+        loss_label=texts.say("chat.loss_report_button", {}, fmt)
+        if rules.effect == CurseEffect.HANGMAN
+        else None,
+    )
 
 
 def _incoming(

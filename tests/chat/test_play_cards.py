@@ -65,12 +65,18 @@ def top_of_deck(uow_factory: UnitOfWorkFactory, table: Table, *def_ids: str) -> 
         uow.commit()
 
 
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
+def new_table(uow_factory: UnitOfWorkFactory, seed: int) -> Table:
+    """Alice, Bob and Carol at a table; Alice will be the admin. With seed 11 Alice hides
+    first, with seed 2 Carol does."""
+    table = Table(Conversation(uow_factory, seeds=lambda: seed), START)
     for name in ("Alice", "Bob", "Carol"):
         table.person(name)
     return table
+
+
+@pytest.fixture
+def table(uow_factory: UnitOfWorkFactory) -> Table:
+    return new_table(uow_factory, 11)
 
 
 def seeking(table: Table, size: str = "small") -> tuple[str, list[str]]:
@@ -226,3 +232,99 @@ def test_the_round_result_and_the_score_show_the_bonus_minutes(
     table.send(s1, "/score")
     score = table.said()[-1].text
     assert "time bonuses +16 min" in score, score
+
+
+# ----------------------------------------------------------------- 7. curse bonuses, losses
+
+
+def cast_from_hand(table: Table, hider: str, curse: str, *steps: str) -> None:
+    table.send(hider, "/hand", private=True)
+    table.press(hider, f"▶️ {curse}")
+    for step in steps:
+        table.press(hider, step)
+
+
+def test_a_seeker_reports_the_lemon_fell_and_the_hider_confirms_the_bonus(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = new_table(uow_factory, 2)
+    hider, (s1, s2) = seeking(table)
+    assert hider == "Carol" and s1 == "Alice"  # Alice, the admin, seeks
+    give_cards(uow_factory, table, "lemon-phylactery", "veto")
+    cast_from_hand(table, hider, "Curse of the Lemon Phylactery", "Veto")
+    cast = next(line for line in reversed(table.said()) if "Lemon" in line.text)
+    assert "⏱️ It struck: +30 min" in labels(cast) and "✅ Curse done" in labels(cast)
+    table.press(s1, "Curse done")  # the lemons are on; a lemon can still fall later
+
+    # The hider cannot award themselves the bonus.
+    table.send(hider, "/penalty")
+    assert "The seekers report a curse's bonus with /penalty" in table.said()[-1].text
+    assert state_of(uow_factory, table).current_round.penalty_minutes == 0  # type: ignore[union-attr]
+
+    # A seeker reports; the group hears it is reported, the hider confirms in private.
+    table.press(s2, "It struck")
+    assert "Reported: the Curse of the Lemon Phylactery struck" in table.said()[-1].text
+    confirm = table.said(hider)[-1]
+    assert f"{s2} reports that the Curse of the Lemon Phylactery struck" in confirm.text
+    assert state_of(uow_factory, table).current_round.penalty_minutes == 0  # type: ignore[union-attr]
+    table.press(hider, "Confirm +30 min")
+    assert "a bonus of 30 min" in table.said()[-1].text
+    assert state_of(uow_factory, table).current_round.penalty_minutes == 30  # type: ignore[union-attr]
+
+    # A second press of the same confirmation counts nothing more.
+    table.press_data(hider, confirm.buttons[0][0].data, confirm)
+    assert state_of(uow_factory, table).current_round.penalty_minutes == 30  # type: ignore[union-attr]
+    # The lemon's bonus is awarded once: nothing left to report.
+    table.send(s1, "/penalty")
+    assert "No curse of this run can award" in table.said()[-1].text
+
+    # Shown in /status, the round result and /score.
+    table.send(s1, "/status")
+    assert "Curse bonuses for the hider so far: +30 min" in table.said()[-1].text
+    table.wait(timedelta(minutes=1))
+    table.pin(s1, HIDER_SPOT[0] + 0.00001, HIDER_SPOT[1])
+    table.send(s1, "/endgame")
+    table.send(s1, "/found")
+    table.press(hider, "Yes, they found me")
+    result = "\n".join(line.text for line in table.said()[-4:])
+    assert "Curse bonuses: +30 min" in result, result
+    table.send(s1, "/score")
+    assert "curse bonuses +30 min" in table.said()[-1].text
+
+
+def test_the_admin_awards_a_curse_bonus_directly(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (_s1, _s2) = seeking(table)
+    assert hider == "Alice"  # the admin hides first with this seed: an override needs none
+    give_cards(uow_factory, table, "endless-tumble")
+    cast_from_hand(table, hider, "Curse of the Endless Tumble")
+    state = state_of(uow_factory, table)
+    if state.round_curses()[0].no_effect:
+        pytest.skip("the die cancelled the curse with this seed")
+    table.send(hider, "/penalty tumble")
+    table.send(hider, "/penalty endless-tumble")  # repeatable: each strike counts
+    assert state_of(uow_factory, table).current_round.penalty_minutes == 20  # type: ignore[union-attr]
+
+
+def test_a_lost_hangman_game_is_confirmed_by_the_hider_then_the_lockout_runs(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, _s2) = seeking(table)
+    give_cards(uow_factory, table, "hidden-hangman", "time-bonus-2", "time-bonus-4")
+    cast_from_hand(table, hider, "Curse of the Hidden Hangman", "+")
+    cast = next(line for line in reversed(table.said()) if "Hangman" in line.text)
+    assert "💀 We lost a game" in labels(cast)
+    table.press(s1, "We lost a game")
+    assert "counts once the hider confirms" in table.said()[-1].text
+    confirm = table.said(hider)[-1]
+    assert "(1 of 1)" in confirm.text
+    table.press(hider, "Yes, they lost")
+    assert "sit out until" in table.said()[-1].text
+    table.send(s1, "/status")
+    assert "the seekers sit out until" in table.said()[-1].text
+    # Pressed again, the old confirmation counts nothing.
+    table.press_data(hider, confirm.buttons[0][0].data, confirm)
+    assert state_of(uow_factory, table).round_curses()[0].losses == 1
+    table.wait(timedelta(minutes=10))
+    assert any("worn off" in line.text for line in table.said()[-3:])
