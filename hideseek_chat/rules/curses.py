@@ -147,6 +147,15 @@ def _pay_cost(
                 limit_m=limit,
             )
         return [], facts
+    if cost.kind == CostKind.SEEKERS_AWAY:
+        if event.seekers_away is False:
+            raise CostNotMet(
+                "the seekers' pins show them heading towards the hider",
+                key="error.cost_not_away",
+            )
+        if event.seekers_away is None and not event.confirmed:
+            raise CostNotMet("confirm that you met the casting cost", key="error.cost_confirm")
+        return [], facts
     if cost.kind == CostKind.CONFIRM and not event.confirmed:
         raise CostNotMet("confirm that you met the casting cost", key="error.cost_confirm")
     if cost.kind == CostKind.DIE:

@@ -20,6 +20,13 @@ from hideseek_chat.store import UnitOfWorkFactory
 START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
 HIDER_SPOT = (36.12622, -97.06401)  # by Gallagher-Iba, Stillwater
 SEEKERS_START = (36.14000, -97.08000)
+#: From near the seekers' start 1.4 km towards the hider (a thermometer of 1 km is done).
+THERMOMETER_WALK = [
+    (36.1380, -97.0780),
+    (36.1350, -97.0750),
+    (36.1320, -97.0720),
+    (36.1300, -97.0700),
+]
 
 
 def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
@@ -328,3 +335,93 @@ def test_a_lost_hangman_game_is_confirmed_by_the_hider_then_the_lockout_runs(
     assert state_of(uow_factory, table).round_curses()[0].losses == 1
     table.wait(timedelta(minutes=10))
     assert any("worn off" in line.text for line in table.said()[-3:])
+
+
+# ----------------------------------------------------------------- 8. Spotty Memory
+
+
+def test_spotty_memory_announces_each_new_roll_and_status_shows_it(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, _s2) = seeking(table)
+    give_cards(uow_factory, table, "spotty-memory", "time-bonus-2")
+    cast_from_hand(table, hider, "Curse of the Spotty Memory", "Time bonus")
+    closed = state_of(uow_factory, table).current_round.spotty_category  # type: ignore[union-attr]
+    assert closed is not None
+    table.send(s1, "/status")
+    status = table.said()[-1].text
+    assert "Spotty Memory:" in status and "questions are closed" in status
+    assert "/cleared" not in status  # it lasts the run; nothing to clear
+    question = "/ask radar 1km" if closed.value != "radar" else "/ask thermometer 1km"
+    table.send(s1, question)
+    if "thermometer" in question:
+        walk(table, [s1], THERMOMETER_WALK)
+    mark = table.mark()
+    table.press(hider, "No" if "radar" in question else "Colder")
+    rolled = [line.text for line in table.said(since=mark) if "Spotty Memory" in line.text]
+    assert len(rolled) == 1 and "the die was rolled again. Closed now:" in rolled[0]
+    now_closed = state_of(uow_factory, table).current_round.spotty_category  # type: ignore[union-attr]
+    assert now_closed is not None
+    table.send(s1, "/status")
+    assert table.said()[-1].text.count("Spotty Memory:") == 1
+
+
+# ----------------------------------------------------------------- 10. Veto's window, U-Turn
+
+
+def test_a_veto_is_refused_before_a_thermometer_arrives_and_after_the_window(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, _s2) = seeking(table)
+    give_cards(uow_factory, table, "veto")
+    table.send(s1, "/ask thermometer 1km")
+    table.send(hider, "/hand", private=True)
+    table.press(hider, "▶️ Veto")
+    assert "still travelling for their thermometer" in table.toasts[-1][1]
+    walk(table, [s1], THERMOMETER_WALK)  # the thermometer reaches the hider
+    table.press(hider, "Hotter")
+    table.press(hider, "🃏")
+
+    table.send(s1, "/ask radar 2km")
+    table.wait(timedelta(minutes=6))  # the 5-minute window closes
+    table.press(hider, "🚫 Veto")
+    assert "Too late to veto" in table.toasts[-1][1]
+    state = state_of(uow_factory, table)
+    assert state.pending_question() is not None
+    assert state.questions[-1].status == QuestionStatus.PENDING
+
+
+def walk(table: Table, seekers: list[str], path: list[tuple[float, float]]) -> None:
+    """The seekers' live locations move along ``path``, a point every two minutes."""
+    for lat, lon in path:
+        table.wait(timedelta(minutes=2))
+        for i, seeker in enumerate(seekers):
+            table.pin(seeker, lat + 0.0001 * i, lon, edited=True)
+
+
+def test_the_u_turn_is_checked_from_the_seekers_pins(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, seekers = seeking(table)
+    give_cards(uow_factory, table, "u-turn")
+    # Towards the hider: refused with a clear reason, the card stays in the hand.
+    walk(table, seekers, [(36.1380, -97.0780), (36.1350, -97.0750), (36.1320, -97.0720)])
+    cast_from_hand(table, hider, "Curse of the U-Turn")
+    assert "travelling towards you" in table.toasts[-1][1]
+    assert not state_of(uow_factory, table).round_curses()
+    # Away from the hider: cast at once, no confirmation asked.
+    walk(table, seekers, [(36.1350, -97.0750), (36.1400, -97.0800), (36.1450, -97.0850)])
+    cast_from_hand(table, hider, "Curse of the U-Turn")
+    assert any("Curse of the U-Turn" in line.text for line in table.said()[-2:])
+    assert state_of(uow_factory, table).round_curses()[0].def_id == "u-turn"
+
+
+def test_the_u_turn_falls_back_to_the_hiders_word_when_pins_cannot_tell(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, _seekers = seeking(table)  # the seekers' only pins are half an hour old
+    give_cards(uow_factory, table, "u-turn")
+    cast_from_hand(table, hider, "Curse of the U-Turn")
+    assert "confirm that you meet its casting condition" in table.said(hider)[-1].text
+    table.press(hider, "Condition met")
+    assert state_of(uow_factory, table).round_curses()[0].def_id == "u-turn"

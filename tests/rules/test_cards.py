@@ -17,6 +17,7 @@ from hideseek_chat.rules.events import (
     EndGameStarted,
     QuestionAnswered,
     QuestionAsked,
+    ThermometerFinished,
     ZoneFixed,
 )
 from hideseek_chat.rules.ruleset import CardKind, Size
@@ -79,7 +80,10 @@ def test_over_the_hand_limit_only_the_hiders_draws_wait() -> None:
     game.do(CardsKept(game.hider, (game.offer()[0],)))
     assert len(game.hand()) == 7
     assert game.last("hand.over_limit") == {"excess": 1, "limit": 6}
-    assert game.last("hand.sorting") == {"team": game.state.team(game.state.hider_team_id()).name, "hider": True}
+    assert game.last("hand.sorting") == {
+        "team": game.state.team(game.state.hider_team_id()).name,
+        "hider": True,
+    }
     # The seekers are never held up, and the hider answers as usual...
     game.do(QuestionAsked(game.seekers[0], "radar-2km"))
     game.do(QuestionAnswered(game.hider, "no"))
@@ -281,3 +285,21 @@ def test_a_late_randomize_still_pauses_the_hider_clock() -> None:
     assert game.state.pending_question().due_at == game.now + __import__("datetime").timedelta(
         minutes=5
     )
+
+
+def test_a_veto_is_played_only_while_the_answer_window_is_open() -> None:
+    from hideseek_chat.rules.errors import NotAllowed
+
+    game = seeking()
+    veto = game.give("veto")
+    game.do(QuestionAsked(game.seekers[0], "thermometer-1km"))
+    with pytest.raises(NoPendingQuestion) as travelling:
+        game.do(CardPlayed(game.hider, veto))
+    assert travelling.value.key == "error.veto_travelling"
+    game.do(ThermometerFinished(game.seekers[0], 1200.0))
+    game.advance(minutes=6)  # the 5-minute window closes
+    with pytest.raises(NotAllowed) as late:
+        game.do(CardPlayed(game.hider, veto))
+    assert late.value.key == "error.veto_window_closed"
+    assert veto in game.hand()
+    game.do(QuestionAnswered(game.hider, "hotter"))  # a late answer still goes in
