@@ -59,6 +59,10 @@ class Verb(StrEnum):
     NEXT_ROUND = "next"  # (start the next round now)
     CONFIRM_ANSWER = "chk"  # record_id, a (send the held answer anyway) / s (the pins' answer)
     DECIDE_CLAIM = "claim"  # claim_id, y / n (the hider accepts or refuses an end-game claim)
+    REPORT_PENALTY = "pen"  # curse_id (a seeker reports that the curse struck: a bonus)
+    CONFIRM_PENALTY = "penok"  # curse_id, bonuses awarded when reported (the hider confirms)
+    REPORT_LOSS = "lost"  # curse_id (a seeker reports a lost curse game)
+    CONFIRM_LOSS = "lostok"  # curse_id, losses counted when reported (the hider confirms)
     # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
     ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
     CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss
@@ -285,25 +289,35 @@ def held_answer(game_id: int, record_id: int, anyway_label: str, suggested_label
 # ----------------------------------------------------------------- cards and curses
 
 
-def keep_cards(game_id: int, params: Mapping[str, Any], fmt: Formatter) -> Rows:
-    """One button per choice of cards to keep from a draw (at most 20)."""
+def keep_cards(
+    game_id: int, params: Mapping[str, Any], fmt: Formatter, labels: Sequence[str] = ()
+) -> Rows:
+    """One button per choice of cards to keep from a draw (at most 20); ``labels`` name
+    the offered cards in order (default: their names)."""
     ids = [int(i) for i in params.get("card_ids", [])]
-    names = [str(n) for n in params.get("cards", [])]
+    names = list(labels) or [fmt.card(str(n)) for n in params.get("cards", [])]
     keep = int(params.get("keep", 1))
     cycle = params.get("cycle_id")
     rows = []
     for combo in combinations(range(len(ids)), keep):
-        label = " + ".join(fmt.card(names[i]) for i in combo)
+        label = " + ".join(names[i] for i in combo)
         chosen = ",".join(str(ids[i]) for i in combo)
         rows.append((button(f"🃏 {label}", Verb.KEEP_CARDS, game_id, cycle, chosen),))
     return tuple(rows[:20])
 
 
-def hand(game_id: int, cards: Sequence[Card], ruleset: Ruleset, fmt: Formatter) -> Rows:
-    """Play (not a time bonus) and discard buttons for each card in a hand."""
+def hand(
+    game_id: int,
+    cards: Sequence[Card],
+    ruleset: Ruleset,
+    fmt: Formatter,
+    labels: Sequence[str] = (),
+) -> Rows:
+    """Play (not a time bonus) and discard buttons for each card in a hand; ``labels``
+    name the cards in order (default: their names)."""
+    names = list(labels) or [fmt.card(card.def_id) for card in cards]
     rows: list[tuple[Button, ...]] = []
-    for card in cards:
-        name = fmt.card(card.def_id)
+    for card, name in zip(cards, names, strict=True):
         row = []
         if ruleset.card(card.def_id).kind != CardKind.TIME_BONUS:
             row.append(button(f"▶️ {name}", Verb.PLAY_CARD, game_id, card.id))
@@ -323,6 +337,36 @@ def casting_choices(
 
 def curse_done(game_id: int, curse_id: object, fmt: Formatter) -> Rows:
     return ((button(fmt.t(N_("✅ Curse done")), Verb.CLEAR_CURSE, game_id, curse_id),),)
+
+
+def curse_actions(
+    game_id: int,
+    curse_id: object,
+    fmt: Formatter,
+    *,
+    clearable: bool,
+    penalty_label: str | None = None,
+    loss_label: str | None = None,
+) -> Rows:
+    """The seekers' buttons under a cast curse: done, it struck (a bonus), a lost game."""
+    rows = curse_done(game_id, curse_id, fmt) if clearable else ()
+    if penalty_label is not None:
+        rows += ((button(penalty_label, Verb.REPORT_PENALTY, game_id, curse_id),),)
+    if loss_label is not None:
+        rows += ((button(loss_label, Verb.REPORT_LOSS, game_id, curse_id),),)
+    return rows
+
+
+def curses_to_report(
+    game_id: int, verb: Verb, curses: Sequence[ActiveCurse], fmt: Formatter
+) -> Rows:
+    """One button per curse a seeker may report (``verb``: a bonus or a lost game)."""
+    return column(button(fmt.card(c.def_id), verb, game_id, c.id) for c in curses)
+
+
+def confirm_report(game_id: int, verb: Verb, curse_id: int, count: int, label: str) -> Rows:
+    """The confirming player's button; ``count`` is what was counted when it was reported."""
+    return ((button(label, verb, game_id, curse_id, count),),)
 
 
 def curses_to_clear(game_id: int, curses: Sequence[ActiveCurse], fmt: Formatter) -> Rows:

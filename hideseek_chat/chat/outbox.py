@@ -8,6 +8,7 @@ ever addressed to the hider's private chats.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -17,8 +18,8 @@ from hideseek_chat.chat.model import Outbound, SendText
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules.curses import is_clearable
 from hideseek_chat.rules.decisions import AudienceKind, Notify
-from hideseek_chat.rules.deck import hand_limit
-from hideseek_chat.rules.ruleset import Category, PowerupEffect, Ruleset
+from hideseek_chat.rules.deck import card_minutes, hand_limit
+from hideseek_chat.rules.ruleset import Category, CurseEffect, PowerupEffect, Ruleset
 from hideseek_chat.rules.state import CardZone, GameState, QuestionStatus
 from hideseek_chat.store import OutboxMessage, UnitOfWork
 
@@ -96,13 +97,23 @@ def status(
     return texts.status_text(state, fmt, now, sightings.last_seen(uow, game_id, state))
 
 
+def card_labels(
+    state: GameState, ruleset: Ruleset, def_ids: Sequence[str], fmt: Formatter
+) -> list[str]:
+    """The cards' names, a time bonus with its minutes for this game, repeats numbered."""
+    return texts.numbered(
+        [texts.card_label(fmt, d, card_minutes(state, ruleset, d)) for d in def_ids]
+    )
+
+
 def hand_view(
     state: GameState, ruleset: Ruleset, game_id: int, team_id: int, fmt: Formatter
 ) -> tuple[str, Rows]:
     """A team's hand with a play and a discard button per card."""
-    text = texts.hand_text(state, fmt, team_id, hand_limit(state, ruleset, team_id))
     cards = state.cards_in(CardZone.HAND, team_id)
-    return text, keyboards.hand(game_id, cards, ruleset, fmt)
+    labels = card_labels(state, ruleset, [c.def_id for c in cards], fmt)
+    text = texts.hand_text(state, fmt, team_id, hand_limit(state, ruleset, team_id), labels)
+    return text, keyboards.hand(game_id, cards, ruleset, fmt, labels)
 
 
 def _compose(
@@ -137,7 +148,9 @@ def _compose(
         )
         text = f"{text}\n\n{extra}" if extra else text
     elif key == "draw.offer":
-        buttons = keyboards.keep_cards(game_id, params, fmt)
+        offered = [str(c) for c in params.get("cards", [])]
+        labels = card_labels(state, services.ruleset(state), offered, fmt)
+        buttons = keyboards.keep_cards(game_id, params, fmt, labels)
     elif key in HAND_NOTICES and notify.to.team_id is not None:
         ruleset = services.ruleset(state)
         hand, buttons = hand_view(state, ruleset, game_id, notify.to.team_id, fmt)
@@ -145,10 +158,7 @@ def _compose(
     elif key == "catch.confirm":
         buttons = keyboards.confirm_catch(game_id, fmt)
     elif key == "curse.cast":
-        curse_id = params.get("curse_id")
-        definition = services.ruleset(state).card(str(params.get("curse")))
-        if curse_id is not None and definition.curse is not None and is_clearable(definition.curse):
-            buttons = keyboards.curse_done(game_id, curse_id, fmt)
+        buttons = _curse_buttons(services.ruleset(state), game_id, params, fmt)
     elif key == "round.next_you_hide":
         buttons = keyboards.start_hiding(game_id, fmt)
     elif key == "question.answered" and params.get("answer") == "photo" and params.get("detail"):
@@ -157,6 +167,29 @@ def _compose(
     if note:
         text = f"{text}\n{note}"
     return text, buttons, photo
+
+
+def _curse_buttons(ruleset: Ruleset, game_id: int, params: dict[str, Any], fmt: Formatter) -> Rows:
+    """Under a cast curse, for the seekers: done, it struck (the hider's bonus), a lost game."""
+    curse_id = params.get("curse_id")
+    rules = ruleset.card(str(params.get("curse"))).curse
+    if curse_id is None or rules is None:
+        return ()
+    penalty = params.get("penalty_min")
+    return keyboards.curse_actions(
+        game_id,
+        curse_id,
+        fmt,
+        clearable=is_clearable(rules),
+        penalty_label=texts.say(
+            "chat.penalty_report_button", {"duration": fmt.duration(60 * penalty)}, fmt
+        )
+        if penalty is not None
+        else None,
+        loss_label=texts.say("chat.loss_report_button", {}, fmt)
+        if rules.effect == CurseEffect.HANGMAN
+        else None,
+    )
 
 
 def _incoming(

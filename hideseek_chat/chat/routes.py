@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from hideseek_chat.chat import texts
 from hideseek_chat.chat.errors import ChatError
-from hideseek_chat.chat.handlers import botnet, cards, endgame, info, pins, questions, setup
+from hideseek_chat.chat.handlers import botnet, cards, curses, endgame, info, pins, questions, setup
 from hideseek_chat.chat.i18n import N_
 from hideseek_chat.chat.keyboards import BOTNET_VERBS, Press, Verb, decode
 from hideseek_chat.chat.model import (
@@ -80,6 +80,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("found", endgame.found, Where.GROUP, N_("claim that you found the hider")),
     Command("endgame", endgame.endgame, Where.GROUP, N_("claim that the end game has begun")),
     Command("cleared", cards.cleared, Where.GROUP, N_("report the active curse done")),
+    Command("penalty", curses.penalty, Where.GROUP, N_("report that a curse struck (a bonus)")),
+    Command("lost", curses.lost, Where.GROUP, N_("report a lost curse game (hangman)")),
     Command("pause", setup.pause, Where.ANYWHERE, N_("pause the game clock")),
     Command("resume", setup.resume, Where.ANYWHERE, N_("resume the game clock")),
     Command("status", info.status, Where.ANYWHERE, N_("show the game's status")),
@@ -125,6 +127,10 @@ BUTTONS: dict[Verb, ButtonHandler] = {
     Verb.PLAY_CARD: cards.press_play,
     Verb.DISCARD_CARD: cards.press_discard,
     Verb.CLEAR_CURSE: cards.press_clear,
+    Verb.REPORT_PENALTY: curses.press_report_penalty,
+    Verb.CONFIRM_PENALTY: curses.press_confirm_penalty,
+    Verb.REPORT_LOSS: curses.press_report_loss,
+    Verb.CONFIRM_LOSS: curses.press_confirm_loss,
     Verb.ANSWER_CATCH: endgame.press_catch,
     Verb.DECIDE_CLAIM: endgame.press_decide_claim,
 }

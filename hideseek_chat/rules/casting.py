@@ -9,7 +9,9 @@ played; these steps only ask for what it will check.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 from itertools import combinations, islice
 
@@ -27,6 +29,11 @@ from hideseek_chat.rules.state import GameState, Mode
 #: At most this many combinations of cards are offered for a discard (a screenful of
 #: choices; the first ones in hand order).
 MAX_DISCARD_OPTIONS = 12
+
+#: How far back the seekers' pins tell which way they travel, and by how much their
+#: distance from the hider must change to count as heading away (or towards).
+HEADING_WINDOW = timedelta(minutes=10)
+HEADING_MIN_CHANGE_M = 150.0
 
 #: Costs that depend on how far the seekers are from the hider.
 DISTANCE_COSTS = frozenset({CostKind.SEEKERS_WITHIN, CostKind.SEEKERS_BEYOND})
@@ -49,6 +56,7 @@ class CastingChoices:
     target_team_id: int | None = None
     confirmed: bool = False
     seekers_distance_m: float | None = None  # nearest seeker to the hider, when pins tell
+    seekers_away: bool | None = None  # the seekers head away from the hider, when pins tell
     banned_question_ids: tuple[str, ...] = ()
 
 
@@ -95,6 +103,32 @@ def needs_seekers_distance(card_def: CardDef) -> bool:
     return card_def.curse is not None and card_def.curse.cost.kind in DISTANCE_COSTS
 
 
+def needs_seekers_heading(card_def: CardDef) -> bool:
+    """Say whether casting ``card_def`` depends on the seekers travelling away (U-Turn)."""
+    return card_def.curse is not None and card_def.curse.cost.kind == CostKind.SEEKERS_AWAY
+
+
+def seekers_heading_away(
+    tracks: Sequence[Sequence[tuple[datetime, float]]], now: datetime
+) -> bool | None:
+    """Say from the seekers' recent pins whether they travel away from the hider.
+
+    Each track is one seeker's pins as ``(time, metres from the hider)``, any order. A
+    seeker whose distance grew by ``HEADING_MIN_CHANGE_M`` within ``HEADING_WINDOW`` heads
+    away; one whose distance shrank as much heads towards. True when some head away and
+    none towards, False in the opposite case, None when the pins cannot tell.
+    """
+    verdicts: set[bool] = set()
+    for track in tracks:
+        recent = sorted((at, d) for at, d in track if timedelta(0) <= now - at <= HEADING_WINDOW)
+        if len(recent) < 2:
+            continue
+        change = recent[-1][1] - recent[0][1]
+        if abs(change) >= HEADING_MIN_CHANGE_M:
+            verdicts.add(change > 0)
+    return verdicts.pop() if len(verdicts) == 1 else None
+
+
 def can_duplicate(card_def: CardDef) -> bool:
     """Say whether a Duplicate may copy ``card_def`` (not a time bonus, not a Duplicate)."""
     return card_def.kind != CardKind.TIME_BONUS and card_def.powerup != PowerupEffect.DUPLICATE
@@ -107,7 +141,8 @@ def next_casting_step(
 
     Steps come in a fixed order: the Duplicate's target, the discards, Drained Brain's
     bans, the target team (two-team modes), the confirmed condition. A condition on the
-    seekers' distance needs confirming only while ``choices.seekers_distance_m`` is None.
+    seekers' distance needs confirming only while ``choices.seekers_distance_m`` is None,
+    one on their heading (U-Turn) only while ``choices.seekers_away`` is None.
     Raises ``CardNotAvailable`` when ``card_id`` is not in the team's hand.
     """
     hand = deck.hand(state, team_id)
@@ -130,6 +165,9 @@ def next_casting_step(
     if state.settings.mode != Mode.STANDARD and choices.target_team_id is None:
         return CastingStep(StepKind.TEAM, tuple((t,) for t in state.seeker_team_ids()))
     unmeasured = needs_seekers_distance(acting) and choices.seekers_distance_m is None
-    if (curse.cost.kind == CostKind.CONFIRM or unmeasured) and not choices.confirmed:
+    unknown_heading = needs_seekers_heading(acting) and choices.seekers_away is None
+    if (curse.cost.kind == CostKind.CONFIRM or unmeasured or unknown_heading) and not (
+        choices.confirmed
+    ):
         return CastingStep(StepKind.CONFIRM)
     return None

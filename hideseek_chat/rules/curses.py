@@ -147,6 +147,15 @@ def _pay_cost(
                 limit_m=limit,
             )
         return [], facts
+    if cost.kind == CostKind.SEEKERS_AWAY:
+        if event.seekers_away is False:
+            raise CostNotMet(
+                "the seekers' pins show them heading towards the hider",
+                key="error.cost_not_away",
+            )
+        if event.seekers_away is None and not event.confirmed:
+            raise CostNotMet("confirm that you met the casting cost", key="error.cost_confirm")
+        return [], facts
     if cost.kind == CostKind.CONFIRM and not event.confirmed:
         raise CostNotMet("confirm that you met the casting cost", key="error.cost_confirm")
     if cost.kind == CostKind.DIE:
@@ -201,7 +210,6 @@ def cast(
         raise WrongPhase("curses are cast while the seekers are seeking", key="error.curse_phase")
     if rules.not_in_end_game and state.phase == Phase.END_GAME:
         raise WrongPhase("this curse cannot be cast in the end game", key="error.curse_end_game")
-    deck.require_resolved_hand(state, ruleset, team_id)
     target = _target(state, team_id, event)
     if rules.blocks_questions or rules.blocks_transit:
         for other in state.round_curses():
@@ -263,9 +271,7 @@ def cast(
     return [Notify(GROUP, "curse.cast", params)]
 
 
-def _seeker_curse(state: GameState, player: Player, curse_id: int) -> ActiveCurse:
-    if state.is_hider(player.id):
-        raise NotAllowed("the seekers report their curses", key="error.only_seekers")
+def _active_curse(state: GameState, curse_id: int) -> ActiveCurse:
     current = state.current_round
     try:
         curse = state.curse(curse_id)
@@ -273,9 +279,20 @@ def _seeker_curse(state: GameState, player: Player, curse_id: int) -> ActiveCurs
         raise CardNotAvailable("there is no such curse", key="error.no_curse") from None
     if current is None or curse.round_number != current.number or curse.cleared_at is not None:
         raise CardNotAvailable("that curse is not active", key="error.no_curse")
+    return curse
+
+
+def _seeker_curse(state: GameState, player: Player, curse_id: int) -> ActiveCurse:
+    if state.is_hider(player.id):
+        raise NotAllowed("the seekers report their curses", key="error.only_seekers")
+    curse = _active_curse(state, curse_id)
     if curse.target_team_id not in (None, player.team_id):
         raise NotAllowed("that curse is on the other team", key="error.not_your_curse")
     return curse
+
+
+def is_admin(state: GameState, player: Player) -> bool:
+    return player.id == state.admin_player_id
 
 
 def clear(
@@ -304,7 +321,12 @@ def clear(
 def report_loss(
     state: GameState, ruleset: Ruleset, player: Player, curse_id: int, now: datetime
 ) -> list[Decision]:
-    curse = _seeker_curse(state, player, curse_id)
+    """Count a lost curse game: reported by a seeker, or confirmed by the hider (who played
+    it) or the admin."""
+    if state.is_hider(player.id) or is_admin(state, player):
+        curse = _active_curse(state, curse_id)
+    else:
+        curse = _seeker_curse(state, player, curse_id)
     rules = rules_of(ruleset, curse)
     if rules.effect != CurseEffect.HANGMAN or rules.losses_to_clear is None:
         raise CardNotAvailable("only a curse game counts losses", key="error.not_a_game")
@@ -329,15 +351,22 @@ def report_loss(
 def claim_penalty(
     state: GameState, ruleset: Ruleset, player: Player, curse_id: int, now: datetime
 ) -> list[Decision]:
+    """Award a curse's bonus: claimed by whom it benefits (the hider; in the points mode
+    the casting team) or, overriding, by the admin."""
     points = state.settings.mode == Mode.TEAMS_POINTS
-    if not points and not state.is_hider(player.id):
+    admin = is_admin(state, player)
+    if not points and not admin and not state.is_hider(player.id):
         raise NotAllowed("only the hider claims a curse's bonus", key="error.only_hider")
     current = state.current_round
     try:
         curse = state.curse(curse_id)
     except KeyError:
         raise CardNotAvailable("there is no such curse", key="error.no_curse") from None
-    if points and (state.is_hider(player.id) or curse.target_team_id == player.team_id):
+    if (
+        points
+        and not admin
+        and (state.is_hider(player.id) or curse.target_team_id == player.team_id)
+    ):
         # Seeker teams curse each other: the team that cast it claims its bonus.
         raise NotAllowed("the team that cast the curse claims its bonus", key="error.not_caster")
     if current is None or curse.round_number != current.number or curse.no_effect:

@@ -7,7 +7,7 @@ hand, discard, played), so deck + offers + hands + discard + played = deck size.
 from __future__ import annotations
 
 from hideseek_chat.rules.clock import rng
-from hideseek_chat.rules.decisions import Decision, Notify, to_team
+from hideseek_chat.rules.decisions import GROUP, Decision, Notify, to_team
 from hideseek_chat.rules.errors import CardNotAvailable, HandOverLimit
 from hideseek_chat.rules.ruleset import CardDef, CardKind, PowerupEffect, Ruleset
 from hideseek_chat.rules.scale import scaled_minutes
@@ -96,11 +96,16 @@ def hand_limit(state: GameState, ruleset: Ruleset, team_id: int) -> int:
 
 
 def over_limit(state: GameState, ruleset: Ruleset, team_id: int) -> int:
-    """How many cards the team must play or discard before anything else happens."""
+    """How many cards the team must play or discard now.
+
+    While over, only the team's own draws wait (the next owed draw is not offered and an
+    open one cannot be kept); the seekers ask, the hider answers and plays cards as usual.
+    """
     return max(0, len(hand(state, team_id)) - hand_limit(state, ruleset, team_id))
 
 
 def require_resolved_hand(state: GameState, ruleset: Ruleset, team_id: int) -> None:
+    """Raise ``HandOverLimit`` while the team holds more cards than its limit."""
     excess = over_limit(state, ruleset, team_id)
     if excess:
         raise HandOverLimit(
@@ -164,6 +169,8 @@ def keep_cards(
     cycle = state.open_draw(team_id)
     if cycle is None or not cycle.offered:
         raise CardNotAvailable("there is no draw to choose from", key="error.no_offer")
+    # A powerup played while cards were on offer can fill the hand: sort it first.
+    require_resolved_hand(state, ruleset, team_id)
     offered = state.cards_in(CardZone.OFFER, team_id)
     keep = min(cycle.keep, len(offered))
     chosen = [c for c in offered if c.id in set(card_ids)]
@@ -205,6 +212,8 @@ def draw_into_hand(state: GameState, ruleset: Ruleset, team_id: int, count: int)
 
 
 def hand_limit_notice(state: GameState, ruleset: Ruleset, team_id: int) -> list[Decision]:
+    """Over the limit: prompt the team to play or discard, and tell the group only that
+    the team is sorting its cards (the game goes on meanwhile)."""
     excess = over_limit(state, ruleset, team_id)
     if not excess:
         return []
@@ -213,7 +222,12 @@ def hand_limit_notice(state: GameState, ruleset: Ruleset, team_id: int) -> list[
             to_team(team_id),
             "hand.over_limit",
             {"excess": excess, "limit": hand_limit(state, ruleset, team_id)},
-        )
+        ),
+        Notify(
+            GROUP,
+            "hand.sorting",
+            {"team": state.team(team_id).name, "hider": team_id == state.hider_team_id()},
+        ),
     ]
 
 
@@ -234,15 +248,34 @@ def discard_from_hand(
     return decisions
 
 
-def time_bonus_minutes(state: GameState, ruleset: Ruleset, team_id: int) -> float:
-    """Minutes the hand adds at the end of a round: each Duplicate copies the largest bonus."""
+def card_minutes(state: GameState, ruleset: Ruleset, def_id: str) -> float | None:
+    """A time bonus card's minutes for this game (size, global variant); None for others."""
+    card_def = ruleset.card(def_id)
+    if card_def.kind != CardKind.TIME_BONUS or card_def.minutes is None:
+        return None
+    return scaled_minutes(state, ruleset, card_def.minutes)
+
+
+def counted_bonuses(state: GameState, ruleset: Ruleset, team_id: int) -> list[float]:
+    """The minutes each card of the hand adds at the end of a round, largest first.
+
+    Each Duplicate copies the largest time bonus. A hand still over its limit counts only
+    as many cards as the limit holds, the most valuable ones (those the hider would have
+    kept had they sorted it in time).
+    """
     values: list[float] = []
     duplicates = 0
     for card in hand(state, team_id):
-        card_def = ruleset.card(card.def_id)
-        if card_def.kind == CardKind.TIME_BONUS and card_def.minutes is not None:
-            values.append(scaled_minutes(state, ruleset, card_def.minutes))
-        elif card_def.powerup == PowerupEffect.DUPLICATE:
+        minutes = card_minutes(state, ruleset, card.def_id)
+        if minutes is not None:
+            values.append(minutes)
+        elif ruleset.card(card.def_id).powerup == PowerupEffect.DUPLICATE:
             duplicates += 1
     best = max(values, default=0.0)
-    return sum(values) + duplicates * best
+    counted = sorted(values + [best] * duplicates, reverse=True)
+    return [m for m in counted[: hand_limit(state, ruleset, team_id)] if m]
+
+
+def time_bonus_minutes(state: GameState, ruleset: Ruleset, team_id: int) -> float:
+    """Minutes the hand adds at the end of a round (``counted_bonuses`` summed)."""
+    return sum(counted_bonuses(state, ruleset, team_id))

@@ -184,6 +184,7 @@ class CardPlayed(Event):
     target_card_id: int | None = None  # Duplicate: the card it copies
     confirmed: bool = False  # the hider confirms a casting condition
     seekers_distance_m: float | None = None  # nearest seeker, when the pins tell
+    seekers_away: bool | None = None  # U-Turn: the seekers head away (None: pins can't tell)
     banned_question_ids: tuple[str, ...] = ()  # Drained Brain
     target_team_id: int | None = None  # two-team games: the team a curse targets
     record_id: int | None = None  # Veto/Randomize: which open question (two-team games)

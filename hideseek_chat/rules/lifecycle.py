@@ -450,6 +450,7 @@ def end_round(
                 "ending": ending.value,
                 "hiding_seconds": current.hiding_seconds,
                 "bonus_minutes": current.bonus_minutes,
+                "bonus_cards": deck.counted_bonuses(state, ruleset, hider),
                 "penalty_minutes": current.penalty_minutes,
                 "total_seconds": current.total_seconds,
                 # The round is over: the station may now be told.

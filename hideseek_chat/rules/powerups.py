@@ -7,7 +7,13 @@ from datetime import datetime, timedelta
 from hideseek_chat.rules import curses, deck, questions
 from hideseek_chat.rules.clock import cancel, schedule, start_pause
 from hideseek_chat.rules.decisions import GROUP, Decision, Notify, to_team
-from hideseek_chat.rules.errors import CardNotAvailable, CostNotMet, WrongPhase
+from hideseek_chat.rules.errors import (
+    CardNotAvailable,
+    CostNotMet,
+    NoPendingQuestion,
+    NotAllowed,
+    WrongPhase,
+)
 from hideseek_chat.rules.events import CardPlayed
 from hideseek_chat.rules.ruleset import CardDef, CardKind, PowerupEffect, Ruleset
 from hideseek_chat.rules.scale import move_period_min
@@ -18,6 +24,7 @@ from hideseek_chat.rules.state import (
     GameState,
     PauseReason,
     Phase,
+    QuestionStatus,
 )
 
 PLAYING_PHASES = frozenset({Phase.HIDING, Phase.SEEKING, Phase.END_GAME, Phase.MOVING})
@@ -78,9 +85,10 @@ def _powerup(
 ) -> list[Decision]:
     effect = card_def.powerup
     if effect in (PowerupEffect.VETO, PowerupEffect.RANDOMIZE):
-        deck.require_resolved_hand(state, ruleset, team_id)
         if state.phase == Phase.MOVING:
             raise WrongPhase("no question is open while you move", key="error.moving")
+        if effect == PowerupEffect.VETO:
+            _require_answer_window(state, event.record_id, now)
         # Raises when no answer window is open (a thermometer under way has none yet).
         questions.pending_for_hider(state, event.record_id, travelling=False)
         deck.move_card(state, card, CardZone.PLAYED)
@@ -116,6 +124,23 @@ def _powerup(
     if effect == PowerupEffect.MOVE:
         return _move(state, ruleset, team_id, card, now)
     raise CardNotAvailable(f"{card_def.id} cannot be played", key="error.not_playable")
+
+
+def _require_answer_window(state: GameState, record_id: int | None, now: datetime) -> None:
+    """A Veto is played during the response window: not before a thermometer's seekers
+    arrive, not once the window has closed."""
+    record = questions.pending_for_hider(state, record_id)
+    if record.status == QuestionStatus.TRAVELLING:
+        raise NoPendingQuestion(
+            "the answer window opens when the seekers finish their thermometer",
+            key="error.veto_travelling",
+        )
+    if record.due_at is not None and now > record.due_at:
+        raise NotAllowed(
+            "a veto is played during the answer window, which has closed",
+            key="error.veto_window_closed",
+            question=record.question_id,
+        )
 
 
 def _move(

@@ -183,7 +183,6 @@ def check_can_ask(
         raise QuestionPending(
             "a question is still waiting for its answer", question=pending.question_id
         )
-    deck.require_resolved_hand(state, ruleset, reward_team(state, player.team_id))
     if not question.is_available(state.size):
         raise QuestionNotAvailable(
             f"{question.id} is not played in a {state.size.value} game",
@@ -353,8 +352,9 @@ def pending_for_hider(
 
 def _close(
     state: GameState, ruleset: Ruleset, record: Question, status: QuestionStatus, now: datetime
-) -> bool:
-    """Close a question; return whether it was late (then the hider's clock was paused)."""
+) -> tuple[bool, list[Decision]]:
+    """Close a question; return whether it was late (then the hider's clock was paused)
+    and the announcement of Spotty Memory's new roll, if that curse is on."""
     record.status = status
     record.answered_at = now
     cancel(state, DeadlineKind.ANSWER_DUE, record.id)
@@ -366,8 +366,7 @@ def _close(
         state.pauses.append(
             Pause(state.new_id(), PauseReason.LATE_ANSWER, record.due_at, now, record.round_number)
         )
-    _reroll_spotty_memory(state, ruleset)
-    return late
+    return late, _reroll_spotty_memory(state, ruleset)
 
 
 def answer(
@@ -383,9 +382,6 @@ def answer(
     """The hider answers; ``caption`` is what they wrote under an answering photo."""
     if not state.is_hider(player.id):
         raise NotAllowed("only the hider answers", key="error.only_hider")
-    hider = state.hider_team_id()
-    assert hider is not None
-    deck.require_resolved_hand(state, ruleset, hider)
     record = pending_for_hider(state, record_id)
     if record.status == QuestionStatus.TRAVELLING:
         raise NoPendingQuestion(
@@ -399,7 +395,7 @@ def answer(
         )
     if answer_word == "named" and not detail:
         raise InvalidAnswer("name the place you are nearest to", key="error.answer_needs_name")
-    late = _close(state, ruleset, record, QuestionStatus.ANSWERED, now)
+    late, rerolled = _close(state, ruleset, record, QuestionStatus.ANSWERED, now)
     record.answer = answer_word
     record.answer_detail = detail
     decisions: list[Decision] = [
@@ -417,6 +413,7 @@ def answer(
             },
         )
     ]
+    decisions.extend(rerolled)
     if late:
         decisions.append(Notify(HIDERS, "question.late_no_cards", {"question": record.question_id}))
     elif record.free:
@@ -444,8 +441,8 @@ def veto(
     state: GameState, ruleset: Ruleset, record_id: int | None, now: datetime
 ) -> list[Decision]:
     record = pending_for_hider(state, record_id, travelling=False)
-    _close(state, ruleset, record, QuestionStatus.VETOED, now)
-    return [Notify(GROUP, "question.vetoed", {"question": record.question_id})]
+    _late, rerolled = _close(state, ruleset, record, QuestionStatus.VETOED, now)
+    return [Notify(GROUP, "question.vetoed", {"question": record.question_id}), *rerolled]
 
 
 def randomize(
@@ -470,7 +467,7 @@ def randomize(
         )
     choice = rng(state).choice(candidates)
     # Closing the original also pauses the hider's clock if the window had already run out.
-    _close(state, ruleset, record, QuestionStatus.RANDOMIZED, now)
+    _late, rerolled = _close(state, ruleset, record, QuestionStatus.RANDOMIZED, now)
     new = Question(
         id=state.new_id(),
         round_number=record.round_number,
@@ -498,14 +495,17 @@ def randomize(
     return [
         Notify(GROUP, "question.randomized", params),
         Notify(HIDERS, "question.incoming", params),
+        *rerolled,
     ]
 
 
-def _reroll_spotty_memory(state: GameState, ruleset: Ruleset) -> None:
+def _reroll_spotty_memory(state: GameState, ruleset: Ruleset) -> list[Decision]:
+    """Spotty Memory: after each question the die closes a category again; say which."""
     current = state.current_round
     if current is None or current.spotty_category is None:
-        return
+        return []
     current.spotty_category = roll_category(state, ruleset)
+    return [Notify(GROUP, "curse.spotty_rolled", {"category": current.spotty_category.value})]
 
 
 def roll_category(state: GameState, ruleset: Ruleset) -> Category:

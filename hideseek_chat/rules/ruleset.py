@@ -88,6 +88,7 @@ class CostKind(StrEnum):
     DISCARD_HAND = "discard_hand"
     SEEKERS_WITHIN = "seekers_within"
     SEEKERS_BEYOND = "seekers_beyond"
+    SEEKERS_AWAY = "seekers_away"  # the seekers travel away from the hider (U-Turn)
     CONFIRM = "confirm"
     DIE = "die"
     NEXT_QUESTION_FREE = "next_question_free"

@@ -242,7 +242,7 @@ def _read_cost(item: _Reader) -> CastingCost:
         raise sub.fail("distance", "this cost needs a distance per size")
     if kind == CostKind.DIE and not cost.no_effect_faces:
         raise sub.fail("no_effect_faces", "a die cost needs the faces on which it has no effect")
-    if kind == CostKind.CONFIRM and not cost.text:
+    if kind in (CostKind.CONFIRM, CostKind.SEEKERS_AWAY) and not cost.text:
         raise sub.fail("text", "say what the hider must do")
     sub.done()
     return cost

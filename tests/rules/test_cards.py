@@ -17,6 +17,7 @@ from hideseek_chat.rules.events import (
     EndGameStarted,
     QuestionAnswered,
     QuestionAsked,
+    ThermometerFinished,
     ZoneFixed,
 )
 from hideseek_chat.rules.ruleset import CardKind, Size
@@ -71,7 +72,7 @@ def test_keeping_a_card_not_offered_is_refused() -> None:
         game.do(CardsKept(game.hider, (stranger,)))
 
 
-def test_over_the_hand_limit_the_hider_must_discard_before_anything_else() -> None:
+def test_over_the_hand_limit_only_the_hiders_draws_wait() -> None:
     game = seeking()
     game.give_kind(CardKind.TIME_BONUS, 6)
     game.do(QuestionAsked(game.seekers[0], "radar-1km"))
@@ -79,16 +80,61 @@ def test_over_the_hand_limit_the_hider_must_discard_before_anything_else() -> No
     game.do(CardsKept(game.hider, (game.offer()[0],)))
     assert len(game.hand()) == 7
     assert game.last("hand.over_limit") == {"excess": 1, "limit": 6}
-    with pytest.raises(HandOverLimit):
-        game.do(QuestionAsked(game.seekers[0], "radar-2km"))
-    game.do(CardDiscarded(game.hider, game.hand()[0]))
-    assert len(game.hand()) == 6
+    assert game.last("hand.sorting") == {
+        "team": game.state.team(game.state.hider_team_id()).name,
+        "hider": True,
+    }
+    # The seekers are never held up, and the hider answers as usual...
     game.do(QuestionAsked(game.seekers[0], "radar-2km"))
+    game.do(QuestionAnswered(game.hider, "no"))
+    # ...but the draw it earned waits until the hand is back within the limit.
+    assert not game.offer() and game.state.open_draw() is not None
+    game.do(CardDiscarded(game.hider, game.hand()[0]))
+    assert len(game.hand()) == 6 and game.offer()
+
+
+def test_over_the_hand_limit_playing_a_card_is_a_way_back() -> None:
+    game = seeking()
+    curse = game.give("zoologist")
+    game.give_kind(CardKind.TIME_BONUS, 5)
+    game.do(QuestionAsked(game.seekers[0], "radar-1km"))
+    game.do(QuestionAnswered(game.hider, "no"))
+    game.do(CardsKept(game.hider, (game.offer()[0],)))
+    assert len(game.hand()) == 7
+    game.do(CardPlayed(game.hider, curse, confirmed=True))
+    assert len(game.hand()) == 6 and curse not in game.hand()
+
+
+def test_an_open_draw_is_not_kept_while_over_the_limit() -> None:
+    game = seeking()
+    expand = game.give("draw-1-expand-1")
+    game.give_kind(CardKind.TIME_BONUS, 5)
+    game.do(QuestionAsked(game.seekers[0], "radar-1km"))
+    game.do(QuestionAnswered(game.hider, "no"))
+    offer = game.offer()
+    assert offer
+    # Fill the hand past the limit while the offer is open (a test shortcut).
+    game.give_kind(CardKind.TIME_BONUS, 2)
+    assert len(game.hand()) == 8
     with pytest.raises(HandOverLimit):
-        # over the limit again after the next keep: the answer waits for the discard
-        game.do(QuestionAnswered(game.hider, "no"))
-        game.do(CardsKept(game.hider, (game.offer()[0],)))
-        game.do(QuestionAsked(game.seekers[0], "radar-5km"))
+        game.do(CardsKept(game.hider, (offer[0],)))
+    game.do(CardPlayed(game.hider, expand))  # 8 - 1 + 1 drawn, limit 7: still 1 over
+    game.do(CardDiscarded(game.hider, game.hand()[0]))
+    game.do(CardsKept(game.hider, (offer[0],)))
+    assert offer[0] in game.hand()
+
+
+def test_a_hand_over_the_limit_at_the_end_counts_its_best_cards() -> None:
+    from hideseek_chat.rules import deck
+
+    game = seeking()
+    game.give_kind(CardKind.TIME_BONUS, 7)
+    team = game.state.hider_team_id()
+    values = sorted(
+        (deck.card_minutes(game.state, game.ruleset, c.def_id) or 0.0)
+        for c in deck.hand(game.state, team)
+    )
+    assert deck.time_bonus_minutes(game.state, game.ruleset, team) == sum(values[1:])
 
 
 def test_time_bonuses_cannot_be_played() -> None:
@@ -239,3 +285,21 @@ def test_a_late_randomize_still_pauses_the_hider_clock() -> None:
     assert game.state.pending_question().due_at == game.now + __import__("datetime").timedelta(
         minutes=5
     )
+
+
+def test_a_veto_is_played_only_while_the_answer_window_is_open() -> None:
+    from hideseek_chat.rules.errors import NotAllowed
+
+    game = seeking()
+    veto = game.give("veto")
+    game.do(QuestionAsked(game.seekers[0], "thermometer-1km"))
+    with pytest.raises(NoPendingQuestion) as travelling:
+        game.do(CardPlayed(game.hider, veto))
+    assert travelling.value.key == "error.veto_travelling"
+    game.do(ThermometerFinished(game.seekers[0], 1200.0))
+    game.advance(minutes=6)  # the 5-minute window closes
+    with pytest.raises(NotAllowed) as late:
+        game.do(CardPlayed(game.hider, veto))
+    assert late.value.key == "error.veto_window_closed"
+    assert veto in game.hand()
+    game.do(QuestionAnswered(game.hider, "hotter"))  # a late answer still goes in

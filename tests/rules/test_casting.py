@@ -1,6 +1,7 @@
 """What a card needs before it is played: target, discards, bans, target team, confirmation."""
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from itertools import combinations
 
 import pytest
@@ -12,7 +13,9 @@ from hideseek_chat.rules.casting import (
     StepKind,
     acting_card,
     needs_seekers_distance,
+    needs_seekers_heading,
     next_casting_step,
+    seekers_heading_away,
 )
 from hideseek_chat.rules.errors import CardNotAvailable
 from hideseek_chat.rules.events import SettingsChanged
@@ -242,3 +245,28 @@ def test_a_duplicated_curse_walks_target_discard_team_in_that_order() -> None:
     third = step(game, duplicate, discarded)
     assert third is not None and third.kind == StepKind.TEAM
     assert step(game, duplicate, replace(discarded, target_team_id=third.options[0][0])) is None
+
+
+def test_the_u_turn_is_confirmed_only_when_the_pins_cannot_tell() -> None:
+    game = seeking()
+    u_turn = game.give("u-turn")
+    assert needs_seekers_heading(game.ruleset.card("u-turn"))
+    assert step(game, u_turn) == CastingStep(StepKind.CONFIRM)
+    assert step(game, u_turn, CastingChoices(seekers_away=True)) is None
+    assert step(game, u_turn, CastingChoices(seekers_away=False)) is None  # the engine refuses
+
+
+def test_the_seekers_heading_is_read_from_their_recent_distances() -> None:
+    now = datetime(2026, 5, 2, 12, 0, tzinfo=UTC)
+    minutes = [now - timedelta(minutes=m) for m in (8, 4, 0)]
+    away = list(zip(minutes, (1000.0, 1200.0, 1500.0), strict=True))
+    towards = list(zip(minutes, (1500.0, 1200.0, 1000.0), strict=True))
+    still = list(zip(minutes, (1000.0, 1020.0, 1010.0), strict=True))
+    stale = [(now - timedelta(minutes=30), 500.0), (now - timedelta(minutes=20), 2000.0)]
+    assert seekers_heading_away([away], now) is True
+    assert seekers_heading_away([towards], now) is False
+    assert seekers_heading_away([away, still], now) is True
+    assert seekers_heading_away([away, towards], now) is None  # they disagree
+    assert seekers_heading_away([still], now) is None
+    assert seekers_heading_away([stale], now) is None
+    assert seekers_heading_away([], now) is None

@@ -126,8 +126,6 @@ def test_penalties_add_to_the_hiders_time_once_unless_repeatable() -> None:
     assert game.last("curse.penalty")["minutes"] == 30
     with pytest.raises(CardNotAvailable):
         game.do(CursePenaltyClaimed(game.hider, lemon["curse_id"]))
-    with pytest.raises(NotAllowed, match="hider"):
-        game.do(CursePenaltyClaimed(game.seekers[0], lemon["curse_id"]))
     game.do(CurseCleared(game.seekers[0], lemon["curse_id"]))
     # Endless Tumble's bonus may be earned again and again (each time the die hits someone).
     game.do(CardPlayed(game.hider, game.give("endless-tumble")))
@@ -298,3 +296,46 @@ def test_curses_end_with_the_round_and_penalties_count_in_the_hiders_time() -> N
     assert result["total_seconds"] == pytest.approx(30 * 60 + 30 * 60)
     assert all(c.cleared_at is not None for c in game.state.curses)
     assert hiding_seconds(game.state, game.state.rounds[0], game.now) == 30 * 60
+
+
+def test_spotty_memory_announces_each_new_roll() -> None:
+    game = seeking()
+    cast(game, "spotty-memory", discard_ids=tuple(game.give_kind(CardKind.TIME_BONUS, 1)))
+    closed = game.state.current_round.spotty_category
+    question = "radar-1km" if closed != Category.RADAR else "photo-sky"
+    game.do(QuestionAsked(game.seekers[0], question))
+    game.do(QuestionAnswered(game.hider, "null"))
+    assert game.last("curse.spotty_rolled") == {
+        "category": game.state.current_round.spotty_category.value
+    }
+
+
+def test_the_admin_awards_a_curse_bonus_and_the_hider_confirms_a_lost_game() -> None:
+    game = seeking(players=("alice", "bob", "carol"))
+    admin = game.ref(game.state.admin_player_id)
+    lemon = cast(game, "lemon-phylactery", discard_ids=(game.give("veto"),))
+    seeker = next(s for s in game.seekers if s != admin)
+    with pytest.raises(NotAllowed):
+        game.do(CursePenaltyClaimed(seeker, lemon["curse_id"]))
+    game.do(CursePenaltyClaimed(admin, lemon["curse_id"]))
+    assert game.state.current_round.penalty_minutes == 30
+    game.do(CurseCleared(seeker, lemon["curse_id"]))
+    hangman = cast(
+        game, "hidden-hangman", discard_ids=tuple(game.give_kind(CardKind.TIME_BONUS, 2))
+    )
+    game.do(CurseLossReported(game.hider, hangman["curse_id"]))  # small: one loss clears it
+    assert game.last("curse.lockout")["losses"] == 1
+
+
+def test_the_u_turn_is_cast_when_the_pins_show_the_seekers_heading_away() -> None:
+    game = seeking()
+    u_turn = game.give("u-turn")
+    with pytest.raises(CostNotMet, match="towards"):
+        game.do(CardPlayed(game.hider, u_turn, seekers_away=False, confirmed=True))
+    with pytest.raises(CostNotMet):
+        game.do(CardPlayed(game.hider, u_turn))  # the pins cannot tell, nothing confirmed
+    game.do(CardPlayed(game.hider, u_turn, seekers_away=True))
+    assert game.last("curse.cast")["curse"] == "u-turn"
+    game = seeking()
+    game.do(CardPlayed(game.hider, game.give("u-turn"), confirmed=True))
+    assert game.last("curse.cast")["curse"] == "u-turn"

@@ -409,18 +409,21 @@ class Run:
                 assert cycle is not None and cycle.offered, "cards on offer without a draw"
 
     def check_hand_growth(self, event: Event, over: dict[int, int], hands: dict[int, int]) -> None:
-        """A hand goes over its limit only when cards were added; over, the hider is stuck."""
+        """A hand goes over its limit only when cards were added; over, its draws wait."""
         state = self.state
         for team in state.teams:
             before = over.get(team.id, 0)
             after = deck.over_limit(state, RULESET, team.id)
             if after and not before:
                 assert len(deck.hand(state, team.id)) > hands.get(team.id, 0)
-            if before and isinstance(event, QuestionAnswered | CardsKept | QuestionAsked):
+            if before and isinstance(event, CardsKept):
                 player = state.player_by_ref(event.by)
-                hider_acts = player is not None and player.team_id == team.id
-                assert not (hider_acts or isinstance(event, QuestionAsked)), (
-                    f"{type(event).__name__} accepted while the hand was {before} over its limit"
+                assert player is None or player.team_id != team.id, (
+                    f"cards kept while the hand was {before} over its limit"
+                )
+            if after:
+                assert not state.cards_in(CardZone.OFFER, team.id) or before, (
+                    "a draw was offered to a hand over its limit"
                 )
 
     def check_clock(self) -> None:

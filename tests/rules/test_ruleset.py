@@ -56,7 +56,7 @@ CURSES: dict[str, tuple[set[str], CostKind]] = {
     "unguided-tourist": ({"blocks_questions", "blocks_transit"}, CostKind.CONFIRM),
     "right-turn": (set(), CostKind.DISCARD),
     "bird-guide": ({"blocks_questions"}, CostKind.CONFIRM),
-    "u-turn": ({"blocks_transit", "needs_transit"}, CostKind.CONFIRM),
+    "u-turn": ({"blocks_transit", "needs_transit"}, CostKind.SEEKERS_AWAY),
     "jammed-door": (set(), CostKind.DISCARD),
     "overflowing-chalice": (set(), CostKind.DISCARD),
     "ransom-note": ({"clears_on_next_question"}, CostKind.CONFIRM),

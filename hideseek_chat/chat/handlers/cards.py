@@ -3,6 +3,8 @@ card still needs comes from ``rules.casting``), discarding, and seekers clearing
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hideseek_chat.chat import keyboards, referee, sightings
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.keyboards import Press
@@ -15,7 +17,9 @@ from hideseek_chat.rules.casting import (
     StepKind,
     acting_card,
     needs_seekers_distance,
+    needs_seekers_heading,
     next_casting_step,
+    seekers_heading_away,
 )
 from hideseek_chat.rules.curses import is_active, is_clearable, rules_of
 from hideseek_chat.rules.errors import CardNotAvailable
@@ -101,6 +105,8 @@ def press_play(turn: Turn, press: Press) -> list[Outbound]:
         acting = acting_card(ruleset, state, player.team_id, card_id, choices.target_card_id)
         if needs_seekers_distance(acting):
             choices = _with_distance(turn, player.id, choices)
+        if needs_seekers_heading(acting):
+            choices = _with_heading(turn, choices)
         step = next_casting_step(ruleset, state, player.team_id, card_id, choices)
     except CardNotAvailable:
         raise ChatError("chat.button_unknown") from None
@@ -114,6 +120,7 @@ def press_play(turn: Turn, press: Press) -> list[Outbound]:
             target_card_id=choices.target_card_id,
             confirmed=choices.confirmed,
             seekers_distance_m=choices.seekers_distance_m,
+            seekers_away=choices.seekers_away,
             target_team_id=choices.target_team_id,
         )
     )
@@ -154,6 +161,24 @@ def _with_distance(turn: Turn, player_id: int, choices: CastingChoices) -> Casti
         choices.confirmed,
         distance,
     )
+
+
+def _with_heading(turn: Turn, choices: CastingChoices) -> CastingChoices:
+    """The choices with whether the seekers travel away from the hider, when pins tell."""
+    state, uow, now = turn.state, turn.uow, turn.msg.at
+    hider = sightings.hider_pin(uow, turn.game_id, state)
+    if hider is None:
+        return choices
+    targets = [choices.target_team_id] if choices.target_team_id else state.seeker_team_ids()
+    tracks = [
+        [
+            (pin.at, referee.travelled_m(hider, pin))
+            for pin in sightings.last_pins(uow, turn.game_id, seeker.id)
+        ]
+        for team in targets
+        for seeker in state.team_players(team)
+    ]
+    return replace(choices, seekers_away=seekers_heading_away(tracks, now))
 
 
 def _ask_step(turn: Turn, press: Press, team_id: int, card_id: int, step: CastingStep) -> Outbound:

@@ -38,7 +38,13 @@ Every msgid is a literal at its ``fmt.t``/``fmt.n``/``N_`` call, so
 from __future__ import annotations
 
 # Importing these modules registers their texts.
-from hideseek_chat.chat.texts import conversation, notices_game, notices_play, refusals
+from hideseek_chat.chat.texts import (
+    conversation,
+    curse_reports,
+    notices_game,
+    notices_play,
+    refusals,
+)
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
     HeldAnswer,
@@ -71,6 +77,7 @@ from hideseek_chat.chat.texts.help import (
     help_text,
 )
 from hideseek_chat.chat.texts.notices_play import curse_text
+from hideseek_chat.chat.texts.parts import card_label, numbered
 from hideseek_chat.chat.texts.reasons import (
     REASONS,
     Reason,
@@ -127,6 +134,7 @@ __all__ = [
     "asked_mark",
     "automatic_text",
     "botnet_keys",
+    "card_label",
     "category_label",
     "chat_keys",
     "check_lines",
@@ -145,6 +153,7 @@ __all__ = [
     "legend",
     "map_problem",
     "notice_keys",
+    "numbered",
     "numbers_text",
     "offer_label",
     "path_text",
@@ -164,7 +173,7 @@ __all__ = [
     "why_no_answer",
 ]
 
-_MODULES = (conversation, notices_game, notices_play, refusals)  # imported for their texts
+_MODULES = (conversation, curse_reports, notices_game, notices_play, refusals)  # for their texts
 
 
 def _with_prefix(*prefixes: str) -> frozenset[str]:

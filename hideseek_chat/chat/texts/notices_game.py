@@ -339,10 +339,18 @@ def _round_result(p: Params, f: Formatter) -> str:
         _result_header(p, f),
         where,
         f.t("Time hidden: {time}", time=f.duration(p["hiding_seconds"] or 0)),
-        f.t("Time bonuses in hand: +{time}", time=minutes(f, bonus)) if bonus else None,
+        _bonus_line(bonus, p.get("bonus_cards") or [], f) if bonus else None,
         f.t("Curse bonuses: +{time}", time=minutes(f, penalty)) if penalty else None,
         f.t("Total for this run: {time}", time=f.duration(total)) if total is not None else None,
     )
+
+
+def _bonus_line(bonus: float, cards: list[float], f: Formatter) -> str:
+    total = f.t("Time bonuses in hand: +{time}", time=minutes(f, bonus))
+    if len(cards) < 2:
+        return total
+    each = " + ".join(minutes(f, m) for m in cards)
+    return f.t("{total} ({cards})", total=total, cards=each)
 
 
 @text("round.handover")

@@ -214,13 +214,22 @@ def _deck_empty(p: Params, f: Formatter) -> str:
 @text("hand.over_limit")
 def _over_limit(p: Params, f: Formatter) -> str:
     return f.n(
-        "✋ Your hand holds more than {limit} cards: play or discard {count} card before "
-        "anything else can happen.",
-        "✋ Your hand holds more than {limit} cards: play or discard {count} cards before "
-        "anything else can happen.",
+        "✋ Your hand holds more than {limit} cards: play or discard {count} card now, with "
+        "the buttons below. The game goes on meanwhile, but your next draw waits until your "
+        "hand is back within the limit.",
+        "✋ Your hand holds more than {limit} cards: play or discard {count} cards now, with "
+        "the buttons below. The game goes on meanwhile, but your next draw waits until your "
+        "hand is back within the limit.",
         p["excess"],
         limit=p["limit"],
     )
+
+
+@text("hand.sorting")
+def _sorting(p: Params, f: Formatter) -> str:
+    if p.get("hider", True):
+        return f.t("🃏 The hider is sorting their cards. The game goes on: keep seeking.")
+    return f.t("🃏 {team} is sorting its cards. The game goes on.", team=p["team"])
 
 
 @text("hand.discarded")
@@ -367,6 +376,14 @@ def _curse_penalty(p: Params, f: Formatter) -> str:
         "⏱️ The {curse} strikes: a bonus of {duration}.",
         curse=f.card(p["curse"]),
         duration=minutes(f, p["minutes"]),
+    )
+
+
+@text("curse.spotty_rolled")
+def _spotty_rolled(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🎲 Spotty Memory: the die was rolled again. Closed now: {category} questions.",
+        category=f.category(p["category"]),
     )
 
 

@@ -7,6 +7,9 @@ size, a card with its minutes); the sentences live in ``notices_game`` and
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.texts.registry import Params
 from hideseek_chat.rules.ruleset import CardKind, Size, SizeValues
@@ -62,6 +65,27 @@ def card_name(def_id: str, p: Params, f: Formatter) -> str:
         if bonus is not None:
             return f.t("{card} (+{duration})", card=name, duration=minutes(f, bonus))
     return name
+
+
+def card_label(f: Formatter, def_id: str, bonus_minutes: float | None) -> str:
+    """A card's name; a time bonus with the minutes it is worth in this game."""
+    name = f.card(def_id)
+    if bonus_minutes is None:
+        return name
+    return f.t("{card} (+{duration})", card=name, duration=minutes(f, bonus_minutes))
+
+
+def numbered(labels: Sequence[str]) -> list[str]:
+    """The labels, those that occur more than once numbered ``(1)``, ``(2)``... in order."""
+    counts = Counter(labels)
+    seen: Counter[str] = Counter()
+    result = []
+    for label in labels:
+        if counts[label] > 1:
+            seen[label] += 1
+            label = f"{label} ({seen[label]})"
+        result.append(label)
+    return result
 
 
 def card_names(p: Params, f: Formatter) -> str:

@@ -132,6 +132,18 @@ plain_texts(
             "station and ask again."
         ),
         "error.randomize_none": N_("There's no unasked question of that category left to swap in."),
+        "error.cost_not_away": N_(
+            "The seekers' pins show them travelling towards you, not away: the U-Turn can't "
+            "be cast now."
+        ),
+        "error.veto_travelling": N_(
+            "The seekers are still travelling for their thermometer: its answer window opens "
+            "when they arrive, and you can veto it then."
+        ),
+        "error.veto_window_closed": N_(
+            "Too late to veto: a veto is played while the answer window is open, and it has "
+            "closed. Answer the question instead."
+        ),
         # ----- cards -----
         "error.card_not_in_hand": N_("That card isn't in your hand."),
         "error.no_offer": N_("There's no draw to choose from right now."),
@@ -245,8 +257,10 @@ def _keep_count(p: Params, f: Formatter) -> str:
 @text("error.hand_over_limit")
 def _hand_over_limit(p: Params, f: Formatter) -> str:
     return f.n(
-        "Your hand is {count} card over its limit. Play or discard a card first.",
-        "Your hand is {count} cards over its limit. Play or discard cards first.",
+        "Your hand is {count} card over its limit. Play or discard a card first, then keep "
+        "from this draw.",
+        "Your hand is {count} cards over its limit. Play or discard cards first, then keep "
+        "from this draw.",
         p["excess"],
     )
 

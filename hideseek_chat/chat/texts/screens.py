@@ -12,10 +12,10 @@ from datetime import datetime
 from hideseek_chat.chat.i18n import N_, Formatter
 from hideseek_chat.chat.texts.registry import say
 from hideseek_chat.rules.clock import hiding_seconds
-from hideseek_chat.rules.curses import is_active
+from hideseek_chat.rules.curses import is_active, is_clearable
 from hideseek_chat.rules.questions import QuestionOffer
 from hideseek_chat.rules.scoring import scoreboard
-from hideseek_chat.rules.state import CardZone, GameState, Phase
+from hideseek_chat.rules.state import ActiveCurse, CardZone, GameState, Phase
 
 #: Each phase as the status names it.
 PHASES = {
@@ -81,18 +81,21 @@ def status_text(
         for curse in state.round_curses():
             if not is_active(curse, now):
                 continue
-            if curse.expires_at is not None:
-                lines.append(
-                    fmt.t(
-                        N_("🔮 {curse} until {time}"),
-                        curse=fmt.card(curse.def_id),
-                        time=fmt.clock(curse.expires_at),
-                    )
+            lines.append(_curse_line(curse, fmt))
+        if current.penalty_minutes:
+            lines.append(
+                fmt.t(
+                    N_("⏱️ Curse bonuses for the hider so far: +{time}"),
+                    time=fmt.duration(60 * current.penalty_minutes),
                 )
-            else:
-                lines.append(
-                    fmt.t(N_("🔮 {curse} — /cleared when done"), curse=fmt.card(curse.def_id))
+            )
+        if current.spotty_category is not None:
+            lines.append(
+                fmt.t(
+                    N_("🚫 Spotty Memory: {category} questions are closed"),
+                    category=fmt.category(current.spotty_category.value),
                 )
+            )
         seekers = [p for t in state.seeker_team_ids() for p in state.team_players(t)]
         for player in seekers:
             seen = last_seen.get(player.ref)
@@ -114,6 +117,23 @@ def status_text(
     return "\n".join(lines)
 
 
+def _curse_line(curse: ActiveCurse, fmt: Formatter) -> str:
+    """An active curse in /status: until when, or what ends it."""
+    name = fmt.card(curse.def_id)
+    if curse.lockout_until is not None:
+        return fmt.t(
+            N_("🔮 {curse}: the seekers sit out until {time}, then it ends"),
+            curse=name,
+            time=fmt.clock(curse.lockout_until),
+        )
+    if curse.expires_at is not None:
+        return fmt.t(N_("🔮 {curse} until {time}"), curse=name, time=fmt.clock(curse.expires_at))
+    rules = fmt.ruleset.card(curse.def_id).curse if fmt.ruleset is not None else None
+    if rules is not None and not is_clearable(rules):
+        return fmt.t(N_("🔮 {curse} — for the rest of the run"), curse=name)
+    return fmt.t(N_("🔮 {curse} — /cleared when done"), curse=name)
+
+
 def score_text(state: GameState, fmt: Formatter) -> str:
     """The scores so far, and the winners once the game is over."""
     board = scoreboard(state)
@@ -127,18 +147,42 @@ def score_text(state: GameState, fmt: Formatter) -> str:
         else:
             value = fmt.duration(score)
         lines.append(fmt.t(N_("{team}: {value}"), team=row["team"], value=value))
+        if board["mode"] == "standard" and score is not None:
+            lines.extend(_run_parts(state, row["team_id"], score, fmt))
     if board["winners"] and state.phase == Phase.GAME_OVER:
         lines.append(fmt.t(N_("Winner: {names}"), names=fmt.names(board["winners"])))
     return "\n".join(lines)
 
 
-def hand_text(state: GameState, fmt: Formatter, team_id: int, limit: int) -> str:
-    """The cards in ``team_id``'s hand, out of ``limit`` (that team's private chats only)."""
+def _run_parts(state: GameState, team_id: int, score: float, fmt: Formatter) -> list[str]:
+    """How the team's best run adds up: the time hidden, time bonuses, curse bonuses."""
+    for round_ in state.rounds:
+        if round_.hider_team_id != team_id or round_.total_seconds != score:
+            continue
+        parts = [fmt.t(N_("hidden {time}"), time=fmt.duration(round_.hiding_seconds or 0))]
+        if round_.bonus_minutes:
+            parts.append(
+                fmt.t(N_("time bonuses +{time}"), time=fmt.duration(60 * round_.bonus_minutes))
+            )
+        if round_.penalty_minutes:
+            parts.append(
+                fmt.t(N_("curse bonuses +{time}"), time=fmt.duration(60 * round_.penalty_minutes))
+            )
+        return [f"   ({', '.join(parts)})"] if len(parts) > 1 else []
+    return []
+
+
+def hand_text(
+    state: GameState, fmt: Formatter, team_id: int, limit: int, labels: Sequence[str] = ()
+) -> str:
+    """The cards in ``team_id``'s hand, out of ``limit`` (that team's private chats only);
+    ``labels`` name the cards in order (default: their names)."""
     hand = state.cards_in(CardZone.HAND, team_id)
     if not hand:
         return fmt.t(N_("🃏 Your hand is empty."))
     lines = [fmt.t(N_("🃏 Your hand ({count} of {limit}):"), count=len(hand), limit=limit)]
-    lines.extend(f"• {fmt.card(card.def_id)}" for card in hand)
+    names = list(labels) or [fmt.card(card.def_id) for card in hand]
+    lines.extend(f"• {name}" for name in names)
     return "\n".join(lines)
 
 
