@@ -26,6 +26,7 @@ from hideseek_chat.chat.model import (
     AnswerButton,
     ButtonIn,
     DeleteMessage,
+    EditButtons,
     Inbound,
     Outbound,
     SendText,
@@ -42,7 +43,8 @@ class Capabilities:
     """What a channel can do with the conversation's actions."""
 
     buttons: bool = True  # buttons under a message, pressed back as ButtonIn (SMS: no)
-    edit_messages: bool = True  # the group's status is one message, edited in place
+    #: the group's status is one message, edited in place; a used keyboard is removed
+    edit_messages: bool = True
     delete_messages: bool = True  # a hider's location posted in the group can be removed
     pictures: bool = True  # a PNG (a board) can be shown instead of its fixed-width text
 
@@ -108,6 +110,10 @@ def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbo
     for action in actions:
         if isinstance(action, DeleteMessage) and not capabilities.delete_messages:
             continue
+        if isinstance(action, EditButtons) and not (
+            capabilities.edit_messages and capabilities.buttons
+        ):
+            continue  # a stale button is refused when pressed all the same
         if isinstance(action, SendText):
             if action.image is not None and not capabilities.pictures:
                 action = replace(action, image=None)  # its fixed-width text says the same
