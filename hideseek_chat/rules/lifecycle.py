@@ -97,6 +97,8 @@ def require_setup(state: GameState) -> None:
 
 
 def join(state: GameState, ref: str, name: str) -> list[Decision]:
+    if state.phase == Phase.GAME_OVER:
+        raise WrongPhase("the game is over; start a new one with /newgame", key="error.game_over")
     if state.player_by_ref(ref) is not None:
         raise SetupError("you are already in this game", key="error.already_joined")
     require_setup(state)
