@@ -116,7 +116,6 @@ def test_teams_are_made_and_joined_by_name_hide_together_and_score_together(
     table.wait(timedelta(minutes=40))
     table.send("Alice", "/abort")
     table.press("Alice", "Yes, end the game")
-    over = table.said()[-1].text if "Game aborted" in table.said()[-1].text else ""
     over = next(x.text for x in reversed(table.said()) if "Game aborted" in x.text)
     other = "Blue" if first == "Red" else "Red"
     names = {"Red": "Alice and Bob", "Blue": "Carol and Dave"}
@@ -154,6 +153,7 @@ def test_the_settings_keyboard_sets_the_variants_and_the_rest_window(
 ) -> None:
     new_game(table, ("Alice", "Bob", "Carol"))
     screen = reply(table, "Alice", "/settings")
+    assert "/settings timezone +2" in screen.text
     shown = labels(screen)
     for label in (
         "✓ No rest periods",
@@ -199,6 +199,7 @@ def test_the_settings_keyboard_sets_the_variants_and_the_rest_window(
     assert events_count(uow_factory) == before
     table.send("Alice", "/settings timezone +2")
     assert "Every clock stops then (UTC+2)." in table.last()
+    assert "Clock times are in UTC+2." in table.last()
 
     status = reply(table, "Bob", "/status").text
     for line in ("by car", "Rest periods: 22:00-07:00", "Global scale", "classic"):
@@ -288,7 +289,7 @@ def test_abort_asks_first_and_ends_the_game_without_a_winner(
     lines = over.splitlines()
     assert lines[:3] == [
         "🛑 Game aborted.",
-        "🛑 The admin aborted the game: there is no winner.",
+        "The admin ended the game early, so there is no winner.",
         "Scores so far:",
     ]
     assert any(": 15 min" in line for line in lines[3:]), over

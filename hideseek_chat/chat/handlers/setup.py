@@ -180,7 +180,12 @@ def settings_screen(turn: Turn, *, reply: bool = True) -> Outbound:
     summary = " ".join(texts.settings_lines(settings_summary(state), fmt))
     toggle = say("chat.auto_turn_off" if automatic else "chat.auto_turn_on", {}, fmt)
     if state.phase == Phase.SETUP:
-        text = say("chat.settings_title", {"summary": summary}, fmt)
+        text = "\n".join(
+            (
+                say("chat.settings_title", {"summary": summary}, fmt),
+                say("chat.settings_typed", {}, fmt),
+            )
+        )
         rows = keyboards.settings(turn.game_id, fmt, toggle, automatic, current_settings(state))
     else:  # the game is under way: its settings are fixed, the chat's are not
         text = say("chat.settings_fixed", {"summary": summary}, fmt)

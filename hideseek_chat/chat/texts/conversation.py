@@ -113,6 +113,10 @@ plain_texts(
             "the rest periods and /settings timezone +2 (or UTC-5:30) for the game's time "
             "zone."
         ),
+        "chat.settings_typed": N_(
+            "The game's time zone and other rest periods are typed: /settings timezone +2, "
+            "/settings rest 21:00-06:00."
+        ),
         "chat.team_join_button": N_("Join {team}"),
         "chat.team_alone_button": N_("🚶 Play on my own"),
         "chat.language_set": N_("I will speak English here."),

@@ -372,7 +372,7 @@ def _score_row(rank: int, row: Params, mode: str, f: Formatter) -> str:
 def _game_over(p: Params, f: Formatter) -> str:
     winners = list(p.get("winners") or [])
     if p.get("aborted"):
-        verdict = f.t("🛑 The admin aborted the game: there is no winner.")
+        verdict = f.t("The admin ended the game early, so there is no winner.")
     elif len(winners) > 1:
         verdict = f.t("🏆 It's a tie between {teams}!", teams=f.names(winners))
     elif winners:

@@ -121,6 +121,7 @@ def settings_lines(p: Params, f: Formatter, *, variants_only: bool = False) -> l
         if timer
         else f.t("No end-of-game timer."),
         _rests(f, p),
+        f.t("Clock times are in {zone}.", zone=utc_offset(int(p.get("utc_offset_min") or 0))),
         _transport(f, transport),
         *_mode(f, mode, p.get("teams")),
         *([_global(f)] if p.get("global_scale") else []),
