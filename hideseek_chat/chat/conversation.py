@@ -27,11 +27,18 @@ from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.keyboards import open_private
 from hideseek_chat.chat.maps import Maps
-from hideseek_chat.chat.model import AnswerButton, ButtonIn, Inbound, Outbound, SendText
+from hideseek_chat.chat.model import (
+    AnswerButton,
+    ButtonIn,
+    EditButtons,
+    Inbound,
+    Outbound,
+    SendText,
+)
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Services, Turn
 from hideseek_chat.rules.decisions import AudienceKind, Notify
-from hideseek_chat.rules.errors import RuleViolation
+from hideseek_chat.rules.errors import RuleViolation, WrongPhase
 from hideseek_chat.rules.ruleset import ruleset_paths
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
@@ -114,7 +121,14 @@ class Conversation:
             key, params = refusal.key, dict(refusal.params)
         text = say(key, params, turn.fmt)
         if isinstance(msg, ButtonIn):
-            return [AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)]
+            toast: list[Outbound] = [
+                AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)
+            ]
+            if msg.message_ref is not None and _is_stale(refusal):
+                # The keyboard belongs to a moment that has passed: the toast says why,
+                # and the buttons go so that nobody presses them again.
+                toast.append(EditButtons(msg.chat, message_ref=msg.message_ref))
+            return toast
         return [turn.reply(text)]
 
     # ------------------------------------------------------------------ outgoing
@@ -223,6 +237,18 @@ class Conversation:
         with self.uow_factory() as uow:
             uow.chats.set_message_ref(chat, "status", message_ref, now)
             uow.commit()
+
+
+#: Refusals that mean a pressed button belongs to an earlier game or to the setup.
+STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only"})
+
+
+def _is_stale(refusal: Exception) -> bool:
+    """Whether a press was refused because its keyboard is out of date: an earlier game, the
+    setup once the game has begun, or another phase of the game that is over (WrongPhase)."""
+    if isinstance(refusal, WrongPhase):
+        return True
+    return isinstance(refusal, ChatError) and refusal.key in STALE_KEYS
 
 
 def _open_private_request(chat: str, names: str, fmt: Formatter) -> SendText:

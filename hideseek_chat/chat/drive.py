@@ -26,6 +26,7 @@ from hideseek_chat.chat.model import (
     AnswerButton,
     ButtonIn,
     DeleteMessage,
+    EditButtons,
     Inbound,
     Outbound,
     SendText,
@@ -43,7 +44,8 @@ class Capabilities:
 
     buttons: bool = True  # buttons under a message, pressed back as ButtonIn (SMS: no)
     #: the group's status is one message, edited in place; a menu's next screen replaces
-    #: the menu (``SendText.edit_ref``); without it each comes as a new message
+    #: the menu (``SendText.edit_ref``); a used keyboard is removed; without it each comes
+    #: as a new message
     edit_messages: bool = True
     delete_messages: bool = True  # a hider's location posted in the group can be removed
     pictures: bool = True  # a PNG (a board) can be shown instead of its fixed-width text
@@ -110,6 +112,10 @@ def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbo
     for action in actions:
         if isinstance(action, DeleteMessage) and not capabilities.delete_messages:
             continue
+        if isinstance(action, EditButtons) and not (
+            capabilities.edit_messages and capabilities.buttons
+        ):
+            continue  # a stale button is refused when pressed all the same
         if isinstance(action, SendText):
             if action.image is not None and not capabilities.pictures:
                 action = replace(action, image=None)  # its fixed-width text says the same

@@ -63,6 +63,8 @@ class Verb(StrEnum):
     CONFIRM_PENALTY = "penok"  # curse_id, bonuses awarded when reported (the hider confirms)
     REPORT_LOSS = "lost"  # curse_id (a seeker reports a lost curse game)
     CONFIRM_LOSS = "lostok"  # curse_id, losses counted when reported (the hider confirms)
+    ABORT = "abort"  # y (the admin confirms ending the game now) / n (keep playing)
+    TEAM = "team"  # team_id to join, or 0 to play on one's own
     # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
     ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
     CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss
@@ -142,15 +144,49 @@ def join_game(game_id: int, join_label: str, private_label: str) -> Rows:
 # ----------------------------------------------------------------- setting up
 
 
-def settings(game_id: int, fmt: Formatter, automatic_label: str, automatic: bool) -> Rows:
+#: The rest-period presets of the settings keyboard: button value -> (start, end), read in
+#: the game's time zone ("night" is what older keyboards still send).
+REST_PRESETS: dict[str, tuple[tuple[str, str], ...]] = {
+    "none": (),
+    "2207": (("22:00", "07:00"),),
+    "2308": (("23:00", "08:00"),),
+    "night": (("22:00", "08:00"),),
+}
+
+
+def settings(
+    game_id: int,
+    fmt: Formatter,
+    automatic_label: str,
+    automatic: bool,
+    current: Mapping[str, str] | None = None,
+) -> Rows:
+    """The settings keyboard. ``current`` (each game setting's value as its buttons send
+    it) adds the game's own settings, the chosen ones ticked; without it (a game under
+    way) only the chat's language, units and automatic answers are offered."""
     g = game_id
+    chat_rows: Rows = (
+        tuple(button(language_name(c), Verb.SET, g, "lang", c) for c in LANGUAGES),
+        (
+            button(fmt.t("Metric"), Verb.SET, g, "units", "metric"),
+            button(fmt.t("Imperial"), Verb.SET, g, "units", "imperial"),
+        ),
+        (button(automatic_label, Verb.SET, g, "auto", "off" if automatic else "on"),),
+    )
+    if current is None:
+        return chat_rows
+
+    def choice(label: str, what: str, value: object) -> Button:
+        mark = "✓ " if current.get(what) == str(value) else ""
+        return button(mark + label, Verb.SET, g, what, value)
+
     return (
         tuple(
-            button(fmt.n("{count} round each", "{count} rounds each", n), Verb.SET, g, "rounds", n)
+            choice(fmt.n("{count} round each", "{count} rounds each", n), "rounds", n)
             for n in (1, 2, 3)
         ),
         tuple(
-            button(label, Verb.SET, g, "timer", minutes)
+            choice(label, "timer", minutes)
             for label, minutes in (
                 (fmt.t("No time limit"), 0),
                 ("4 h", 240),
@@ -159,16 +195,42 @@ def settings(game_id: int, fmt: Formatter, automatic_label: str, automatic: bool
             )
         ),
         (
-            button(fmt.t("No rest periods"), Verb.SET, g, "rest", "none"),
-            button(fmt.t("Rest 22:00–08:00"), Verb.SET, g, "rest", "night"),
+            choice(fmt.t("No rest periods"), "rest", "none"),
+            choice(fmt.t(N_("Rest 22:00–07:00")), "rest", "2207"),
+            choice(fmt.t(N_("Rest 23:00–08:00")), "rest", "2308"),
         ),
-        tuple(button(language_name(c), Verb.SET, g, "lang", c) for c in LANGUAGES),
         (
-            button(fmt.t("Metric"), Verb.SET, g, "units", "metric"),
-            button(fmt.t("Imperial"), Verb.SET, g, "units", "imperial"),
+            choice(fmt.t(N_("🚆 Transit")), "transport", "transit"),
+            choice(fmt.t(N_("🚗 Car")), "transport", "car"),
+            choice(fmt.t(N_("🚶 On foot")), "transport", "foot"),
         ),
+        (choice(fmt.t(N_("Classic: one hider")), "mode", "standard"),),
+        (
+            choice(fmt.t(N_("Two seeker teams: points")), "mode", "teams_points"),
+            choice(fmt.t(N_("Two seeker teams: time")), "mode", "teams_time"),
+        ),
+        (
+            choice(fmt.t(N_("Local game")), "global", "off"),
+            choice(fmt.t(N_("🌍 Global scale")), "global", "on"),
+        ),
+        *chat_rows[:2],
         (button(fmt.t("Choose the map"), Verb.SET, g, "map", "list"),),
-        (button(automatic_label, Verb.SET, g, "auto", "off" if automatic else "on"),),
+        *chat_rows[2:],
+    )
+
+
+def teams(game_id: int, choices: Sequence[tuple[str, int]], alone_label: str) -> Rows:
+    """A button to join each team (``(label, team id)``), and one to play on one's own."""
+    return (
+        *column(button(label, Verb.TEAM, game_id, team_id) for label, team_id in choices),
+        (button(alone_label, Verb.TEAM, game_id, 0),),
+    )
+
+
+def confirm_abort(game_id: int, yes_label: str, no_label: str) -> Rows:
+    """The admin's last word before a game ends without a winner."""
+    return (
+        (button(yes_label, Verb.ABORT, game_id, "y"), button(no_label, Verb.ABORT, game_id, "n")),
     )
 
 

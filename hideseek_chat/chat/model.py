@@ -140,6 +140,15 @@ class DeleteMessage(Outbound):
 
 
 @dataclass(frozen=True)
+class EditButtons(Outbound):
+    """Replace the buttons under the bot's message ``message_ref`` in chat ``to``; no
+    ``buttons`` removes them (a keyboard that was used, or one that went stale)."""
+
+    message_ref: str = ""
+    buttons: tuple[tuple[Button, ...], ...] = ()
+
+
+@dataclass(frozen=True)
 class AnswerButton(Outbound):
     """Acknowledge a button press (a toast); ``to`` is the presser's ref."""
 

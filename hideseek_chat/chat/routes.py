@@ -21,6 +21,7 @@ from hideseek_chat.chat.model import (
     AnswerButton,
     ButtonIn,
     CommandIn,
+    EditButtons,
     FileIn,
     LocationIn,
     Outbound,
@@ -44,19 +45,30 @@ class Where(StrEnum):
 
 @dataclass(frozen=True)
 class Command:
-    """A command: its name (without the slash), handler, where it works and, for the
-    commands players look for, a short description (a msgid) for menus and /help."""
+    """A command: its name (without the slash), handler, where it works and, for every
+    command a player may use, a short description (a msgid) for menus and /help.
+
+    ``listed`` narrows where menus and /help show a command that works anywhere but is
+    meant for one kind of chat (a botnet move, typed in a group, is deleted unread)."""
 
     name: str
     handler: CommandHandler
     where: Where = Where.ANYWHERE
     description: str | None = None
-    #: also listed under "In our private chat" in /help (works anywhere, answers privately)
-    private_first: bool = False
+    listed: Where | None = None
+
+    def is_listed_in(self, kind: Where) -> bool:
+        """Whether the menu and /help of a ``kind`` chat (group or private) list it."""
+        shown = self.listed or self.where
+        return self.description is not None and shown in (kind, Where.ANYWHERE)
 
 
 def _help(turn: Turn, args: Args) -> list[Outbound]:
-    return [turn.reply(texts.help_text(help_sections(), turn.fmt))]
+    """``/help``: the commands of this kind of chat, and where to find the others."""
+    kind = Where.PRIVATE if turn.is_private else Where.GROUP
+    other = texts.FROM_PRIVATE_NOTE if turn.is_private else texts.FROM_GROUP_NOTE
+    notes = (*texts.HELP_NOTES, other)
+    return [turn.reply(texts.help_text(help_sections(kind), turn.fmt, notes))]
 
 
 def _start(turn: Turn, args: Args) -> list[Outbound]:
@@ -70,41 +82,42 @@ def _start(turn: Turn, args: Args) -> list[Outbound]:
     return [welcome, *botnet.waiting_prompts(turn)]
 
 
+G, P, A = Where.GROUP, Where.PRIVATE, Where.ANYWHERE
+
 #: Every command, in the order menus and /help show them.
 COMMANDS: tuple[Command, ...] = (
-    Command("newgame", setup.newgame, Where.GROUP, N_("start a new game in this group")),
-    Command("join", setup.join, Where.GROUP, N_("join the game")),
-    Command("leave", setup.leave, Where.GROUP, N_("leave the game")),
-    Command("begin", setup.begin, Where.GROUP, N_("start the game (admin)")),
-    Command("ask", questions.ask, Where.ANYWHERE, N_("ask the hider a question")),
-    Command("found", endgame.found, Where.GROUP, N_("claim that you found the hider")),
-    Command("endgame", endgame.endgame, Where.GROUP, N_("claim that the end game has begun")),
-    Command("cleared", cards.cleared, Where.GROUP, N_("report the active curse done")),
-    Command("penalty", curses.penalty, Where.GROUP, N_("report that a curse struck (a bonus)")),
-    Command("lost", curses.lost, Where.GROUP, N_("report a lost curse game (hangman)")),
-    Command("pause", setup.pause, Where.ANYWHERE, N_("pause the game clock")),
-    Command("resume", setup.resume, Where.ANYWHERE, N_("resume the game clock")),
-    Command("status", info.status, Where.ANYWHERE, N_("show the game's status")),
-    Command("score", info.score, Where.ANYWHERE, N_("show the scores")),
-    Command("review", info.review, Where.ANYWHERE, N_("review a finished round's answers")),
-    Command("hand", cards.hand, Where.ANYWHERE, N_("show your cards (in private)"), True),
-    Command("track", info.track, Where.PRIVATE, N_("hider: where the seekers were last seen")),
-    Command("map", setup.choose_map, Where.GROUP, N_("choose the game's map (admin)")),
-    Command("settings", setup.settings, Where.GROUP, N_("change the game's settings (admin)")),
-    Command("language", setup.language, Where.ANYWHERE, N_("choose the language I speak")),
-    Command(
-        "botnet", botnet.botnet, Where.GROUP, N_("two players: hide && seek on the botnet grid")
-    ),
-    Command("claim", botnet.claim, Where.ANYWHERE, N_("botnet: claim a device, like /claim e6")),
-    Command("resign", botnet.resign, Where.ANYWHERE, N_("botnet: give up the match")),
-    Command("help", _help, Where.ANYWHERE, N_("how to play with this bot")),
-    # Reached through buttons and replies more than typed, so not in the menus:
+    Command("newgame", setup.newgame, G, N_("start a new game in this group")),
+    Command("join", setup.join, G, N_("join the game")),
+    Command("team", setup.team, G, N_("make or join a team: /team Red (before the game)")),
+    Command("leave", setup.leave, G, N_("leave the game")),
+    Command("settings", setup.settings, G, N_("change the game's settings (admin)")),
+    Command("map", setup.choose_map, G, N_("choose the game's map (admin)")),
+    Command("begin", setup.begin, G, N_("start the game (admin)")),
+    Command("next", setup.next_round, A, N_("next hider: start your hiding period now")),
+    Command("ask", questions.ask, A, N_("ask the hider a question")),
+    Command("answer", questions.answer, P, N_("hider: type an answer, like /answer yes")),
+    Command("hand", cards.hand, A, N_("show your cards (in private)")),
+    Command("play", cards.play, P, N_("hider: play card N of your hand, like /play 2")),
+    Command("track", info.track, P, N_("hider: where the seekers were last seen")),
+    Command("found", endgame.found, G, N_("claim that you found the hider")),
+    Command("endgame", endgame.endgame, G, N_("claim that the end game has begun")),
+    Command("cleared", cards.cleared, G, N_("report the active curse done")),
+    Command("penalty", curses.penalty, G, N_("report that a curse struck (a bonus)")),
+    Command("lost", curses.lost, G, N_("report a lost curse game (hangman)")),
+    Command("pause", setup.pause, A, N_("pause the game clock")),
+    Command("resume", setup.resume, A, N_("resume the game clock")),
+    Command("status", info.status, A, N_("show the game's status")),
+    Command("score", info.score, A, N_("show the scores")),
+    Command("review", info.review, A, N_("review a finished round's answers")),
+    Command("abort", setup.abort, G, N_("end the game now, without a winner (admin)")),
+    Command("language", setup.language, A, N_("choose the language I speak")),
+    Command("botnet", botnet.botnet, G, N_("two players: hide && seek on the botnet grid")),
+    Command("claim", botnet.claim, A, N_("botnet: claim a device, like /claim e6"), listed=G),
+    Command("move", botnet.move, A, N_("botnet: move your proxy, like /move e5"), listed=P),
+    Command("resign", botnet.resign, A, N_("botnet: give up the match")),
+    Command("help", _help, A, N_("how to play with this bot")),
+    # Telegram's own button when a private chat opens; in a group it shows /help.
     Command("start", _start),
-    Command("answer", questions.answer, Where.PRIVATE),
-    Command("play", cards.play, Where.PRIVATE),
-    Command("move", botnet.move),
-    Command("next", setup.next_round),
-    Command("abort", setup.abort, Where.GROUP),
 )
 
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -115,6 +128,8 @@ BUTTONS: dict[Verb, ButtonHandler] = {
     Verb.SET: setup.press_setting,
     Verb.CHOOSE_MAP: setup.press_map,
     Verb.NEXT_ROUND: setup.press_next_round,
+    Verb.ABORT: setup.press_abort,
+    Verb.TEAM: setup.press_team,
     Verb.ASK: questions.press_ask,
     Verb.ASK_MENU: questions.press_ask_menu,
     Verb.ANSWER: questions.press_answer,
@@ -136,38 +151,42 @@ BUTTONS: dict[Verb, ButtonHandler] = {
 }
 
 
+#: Buttons whose keyboard is spent once one of them worked: it is removed from its message
+#: (an answer given, cards kept, a card played, a catch confirmed). The others stay for
+#: the next person or the next choice (joining, a team, settings, the map, the hand).
+SPENT_BY_A_PRESS = frozenset(
+    {
+        Verb.ABORT,
+        Verb.NEXT_ROUND,
+        Verb.ASK,
+        Verb.ANSWER,
+        Verb.CONFIRM_ANSWER,
+        Verb.VETO,
+        Verb.RANDOMIZE,
+        Verb.ARRIVED,
+        Verb.KEEP_CARDS,
+        Verb.PLAY_CARD,
+        Verb.DISCARD_CARD,
+        Verb.CLEAR_CURSE,
+        Verb.ANSWER_CATCH,
+        Verb.DECIDE_CLAIM,
+    }
+)
+
+
 # ----------------------------------------------------------------- derived lists
 
 
-def menu(where: Where | None = None) -> list[tuple[str, str]]:
-    """The commands a menu shows, as ``(name, description msgid)``; with ``where``, only
-    those that work there."""
-    return [
-        (c.name, c.description)
-        for c in COMMANDS
-        if c.description is not None and (where is None or c.where in (where, Where.ANYWHERE))
-    ]
+def menu(where: Where) -> list[tuple[str, str]]:
+    """The commands a ``where`` chat (group or private) lists in its menu and /help, as
+    ``(name, description msgid)``: every command a player can use there."""
+    return [(c.name, c.description) for c in COMMANDS if c.description and c.is_listed_in(where)]
 
 
-def help_sections() -> list[texts.HelpSection]:
-    """/help's sections: the group's commands, the private chat's (with those that answer
-    privately), and those that work anywhere."""
-    sections: dict[str, list[tuple[str, str]]] = {
-        texts.IN_GROUP: [],
-        texts.IN_PRIVATE: [],
-        texts.ANYWHERE: [],
-    }
-    for c in COMMANDS:
-        if c.description is None:
-            continue
-        if c.where == Where.GROUP:
-            heading = texts.IN_GROUP
-        elif c.where == Where.PRIVATE or c.private_first:
-            heading = texts.IN_PRIVATE
-        else:
-            heading = texts.ANYWHERE
-        sections[heading].append((c.name, c.description))
-    return list(sections.items())
+def help_sections(where: Where) -> list[texts.HelpSection]:
+    """/help's section for a ``where`` chat: its commands, under the heading of its kind."""
+    heading = texts.IN_PRIVATE if where == Where.PRIVATE else texts.IN_GROUP
+    return [(heading, menu(where))]
 
 
 # ----------------------------------------------------------------- dispatch
@@ -213,6 +232,8 @@ def _button(turn: Turn, msg: ButtonIn) -> list[Outbound]:
             raise ChatError("chat.button_old_game")
         replies = BUTTONS[press.verb](turn, press)
         toast = turn.say("chat.done")
+        if press.verb in SPENT_BY_A_PRESS and msg.message_ref is not None:
+            replies.append(EditButtons(msg.chat, message_ref=msg.message_ref))
     if not any(isinstance(r, AnswerButton) for r in replies):
         replies.insert(0, AnswerButton(msg.sender.ref, text=toast, press_ref=msg.press_ref))
     return replies

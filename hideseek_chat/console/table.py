@@ -22,6 +22,7 @@ from hideseek_chat.chat.model import (
     ChatKind,
     CommandIn,
     DeleteMessage,
+    EditButtons,
     FileIn,
     Inbound,
     LocationIn,
@@ -316,6 +317,10 @@ class Table:
                 for line in self.lines:
                     if str(line.id) == action.message_ref and line.chat == action.to:
                         line.deleted = True
+            elif isinstance(action, EditButtons):
+                for line in self.lines:
+                    if str(line.id) == action.message_ref and line.chat == action.to:
+                        line.buttons = action.buttons
             elif isinstance(action, AnswerButton):
                 self.toasts.append((action.to, action.text))
                 if self._pressing is not None and self._pressing.toast is None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from hideseek_chat.rules import curses, deck, lifecycle, powerups, questions
+from hideseek_chat.rules import curses, deck, lifecycle, powerups, questions, teams
 from hideseek_chat.rules.decisions import GROUP, HIDERS, Decision, Notify
 from hideseek_chat.rules.errors import (
     GamePausedError,
@@ -43,6 +43,7 @@ from hideseek_chat.rules.events import (
     QuestionAnswered,
     QuestionAsked,
     SettingsChanged,
+    TeamChosen,
     TeamJoined,
     TeamRenamed,
     ThermometerFinished,
@@ -205,6 +206,13 @@ def _on_team(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
     return lifecycle.join_team(s, _need(p), e.teammate)
 
 
+def _on_choose_team(
+    r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
+) -> list[Decision]:
+    assert isinstance(e, TeamChosen)
+    return teams.choose_team(s, _need(p), e.name, e.team_id)
+
+
 def _on_rename(
     r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
 ) -> list[Decision]:
@@ -336,6 +344,7 @@ def _on_penalty(
 _HANDLERS: dict[type[Event], Handler] = {
     PlayerLeft: _on_left,
     TeamJoined: _on_team,
+    TeamChosen: _on_choose_team,
     TeamRenamed: _on_rename,
     SettingsChanged: _on_settings,
     GameBegun: _on_begin,

@@ -36,6 +36,16 @@ class TeamJoined(Event):
 
 
 @dataclass(frozen=True)
+class TeamChosen(Event):
+    """``by`` joins the team ``team_id``, or the team called ``name`` (making it when there
+    is none); with neither, ``by`` plays on their own again (a team of one)."""
+
+    by: str
+    name: str | None = None
+    team_id: int | None = None
+
+
+@dataclass(frozen=True)
 class TeamRenamed(Event):
     by: str
     name: str

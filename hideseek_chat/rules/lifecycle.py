@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -96,6 +97,8 @@ def require_setup(state: GameState) -> None:
 
 
 def join(state: GameState, ref: str, name: str) -> list[Decision]:
+    if state.phase == Phase.GAME_OVER:
+        raise WrongPhase("the game is over; start a new one with /newgame", key="error.game_over")
     if state.player_by_ref(ref) is not None:
         raise SetupError("you are already in this game", key="error.already_joined")
     require_setup(state)
@@ -222,6 +225,8 @@ def settings_summary(state: GameState) -> dict[str, Any]:
         "transport": s.transport.value,
         "mode": s.mode.value,
         "global_scale": s.global_scale,
+        "utc_offset_min": s.utc_offset_min,
+        "teams": len(state.active_team_ids()),
     }
 
 
@@ -517,10 +522,17 @@ def game_over(state: GameState, now: datetime) -> list[Decision]:
 
 
 def abort(state: GameState, ruleset: Ruleset, player: Player, now: datetime) -> list[Decision]:
+    """End the game now without a winner; the scores so far are told, the run counts."""
     require_admin(state, player)
     if state.phase == Phase.GAME_OVER:
         raise WrongPhase("the game is already over", key="error.game_over")
-    return _finish_round_early(state, ruleset, Ending.ABANDONED, now)
+    decisions = _finish_round_early(state, ruleset, Ending.ABANDONED, now)
+    return [
+        replace(d, params={**d.params, "aborted": True, "winners": [], "tie": False})
+        if isinstance(d, Notify) and d.key == "game.over"
+        else d
+        for d in decisions
+    ]
 
 
 def game_timer(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decision]:

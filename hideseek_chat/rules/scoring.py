@@ -68,6 +68,8 @@ def scoreboard(state: GameState) -> dict[str, Any]:
                     ):
                         best_time = row["seconds"]
             rows.append({"team": team.name, "team_id": team.id, "score": best_time})
+    for row in rows:
+        row["members"] = [p.name for p in state.players if p.team_id == row["team_id"]]
     scored = [r for r in rows if r["score"] is not None]
     if not scored:
         return {"mode": mode.value, "rows": rows, "winners": []}

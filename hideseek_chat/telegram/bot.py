@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeAlias
 
-from telegram import Bot, BotCommand, Update
+from telegram import (
+    Bot,
+    BotCommand,
+    BotCommandScope,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
 from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
@@ -115,20 +122,31 @@ class TelegramChannel:
         await self.driver(context.bot).on_tick()
 
 
-def command_menu(language: str) -> list[BotCommand]:
-    """The command menu in ``language``."""
+#: One command menu per kind of chat, each listing what can be done there.
+MENU_SCOPES: tuple[tuple[routes.Where, BotCommandScope], ...] = (
+    (routes.Where.GROUP, BotCommandScopeAllGroupChats()),
+    (routes.Where.PRIVATE, BotCommandScopeAllPrivateChats()),
+)
+
+
+def command_menu(language: str, where: routes.Where) -> list[BotCommand]:
+    """The command menu of a ``where`` chat (group or private) in ``language``."""
     fmt = Formatter(language)
-    return [BotCommand(name, fmt.t(description)) for name, description in routes.menu()]
+    return [BotCommand(name, fmt.t(description)) for name, description in routes.menu(where)]
 
 
 async def _set_commands(application: TelegramApp) -> None:
-    """English for everyone, and each shipped language for apps set to it."""
-    for language in LANGUAGES:
-        code = None if language == "en" else language
-        try:
-            await application.bot.set_my_commands(command_menu(language), language_code=code)
-        except TelegramError as err:  # the bot still works without a command menu
-            log.warning("could not set the command list (%s): %s", language, err)
+    """A menu for groups and one for private chats: in English for everyone, and in each
+    shipped language for apps set to it."""
+    for where, scope in MENU_SCOPES:
+        for language in LANGUAGES:
+            code = None if language == "en" else language
+            try:
+                await application.bot.set_my_commands(
+                    command_menu(language, where), scope=scope, language_code=code
+                )
+            except TelegramError as err:  # the bot still works without a command menu
+                log.warning("could not set the %s command list (%s): %s", where, language, err)
     log.info("running as @%s", application.bot.username)
 
 

@@ -23,6 +23,7 @@ from hideseek_chat.chat.model import (
     AnswerButton,
     Button,
     DeleteMessage,
+    EditButtons,
     Outbound,
     SendText,
 )
@@ -97,6 +98,8 @@ async def _perform_one(
         await _send_text(bot, conversation, action, now)
     elif isinstance(action, DeleteMessage):
         await _delete(bot, action)
+    elif isinstance(action, EditButtons):
+        await _edit_buttons(bot, action)
     elif isinstance(action, AnswerButton):
         query_id = action.press_ref or press_id
         if query_id:
@@ -237,6 +240,17 @@ async def _delete(bot: Bot, action: DeleteMessage) -> None:
         await bot.delete_message(telegram_id(action.to), int(action.message_ref))
     except (BadRequest, Forbidden) as err:  # too old, already gone, or the bot is no admin
         log.info("could not delete message %s in %s: %s", action.message_ref, action.to, err)
+
+
+async def _edit_buttons(bot: Bot, action: EditButtons) -> None:
+    try:
+        await bot.edit_message_reply_markup(
+            telegram_id(action.to),
+            int(action.message_ref),
+            reply_markup=keyboard(action.buttons, bot.username),
+        )
+    except BadRequest as err:  # already changed, too old, or gone: nothing left to remove
+        log.info("could not edit the buttons of %s in %s: %s", action.message_ref, action.to, err)
 
 
 def keyboard(rows: Sequence[Sequence[Button]], bot_username: str) -> InlineKeyboardMarkup | None:

@@ -153,14 +153,16 @@ def test_the_hider_may_send_the_pins_answer_instead(
     table.send(s1, "/ask radar 1km")
     mark = table.mark()
     table.press(hider, "Yes")
+    [(held, anyway)] = [(line, b) for line, b in table.buttons(hider) if "anyway" in b.label]
     table.press(hider, "instead")
     group = group_text(table, mark)
     assert "Radar 1 km: No" in group and "Checked against the pins ✓" in group
     [row] = checks(uow_factory)
     assert (row.verdict, row.proposed_answer, row.answer_sent) == ("agreed", "yes", "no")
     assert not row.confirmed_anyway
-    # The held choice is gone: its buttons no longer work.
-    table.press(hider, "anyway")
+    # The held choice is gone: its buttons were removed, and pressed anyway they do nothing.
+    assert held.buttons == ()
+    table.press_data(hider, anyway.data, held)
     assert "no longer works" in table.toasts[-1][1]
     assert "Radar 1 km: Yes" not in group_text(table, mark)
 

@@ -35,6 +35,7 @@ from hideseek_chat.rules.events import (
     QuestionAnswered,
     QuestionAsked,
     SettingsChanged,
+    TeamChosen,
     TeamJoined,
     TeamRenamed,
     ThermometerFinished,
@@ -277,6 +278,11 @@ def _standard_game() -> Game:
     game = _new_game(("alice", "bob", "carol"))
     game.do(TeamJoined("carol", "alice"))
     game.do(TeamRenamed("alice", "Night Owls"))
+    # /team: Carol makes a team of her own, plays alone, and comes back by name
+    game.do(TeamChosen("carol", name="Larks"))
+    game.do(TeamChosen("carol", name="night owls"))
+    game.do(TeamChosen("carol"))
+    game.do(TeamChosen("carol", name="Night Owls"))
     game.do(SettingsChanged("alice", rounds_per_team=1))
     game.begin()
     _to_seeking(game)
@@ -561,7 +567,9 @@ def test_the_scoreboard_names_the_winner_and_every_teams_time() -> None:
     rows = board["rows"]
     assert text.splitlines()[:3] == ["🏁 Game over!", f"🏆 {board['winners'][0]} wins!", "Scores:"]
     for rank, row in enumerate(rows, start=1):
-        assert f"{rank}. {row['team']}: {metric_fmt().duration(row['score'])}" in text
+        members = "" if row["members"] == [row["team"]] else " (Alice and Carol)"
+        duration = metric_fmt().duration(row["score"])
+        assert f"{rank}. {row['team']}{members}: {duration}" in text
     tie = {
         "mode": "standard",
         "rows": [

@@ -156,6 +156,7 @@ class RecordingRequest(BaseRequest):
     _answer_deleteMessage = _answer_true
     _answer_answerCallbackQuery = _answer_true
     _answer_setMyCommands = _answer_true
+    _answer_editMessageReplyMarkup = _answer_true
 
 
 @dataclass(frozen=True)

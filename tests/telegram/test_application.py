@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 from telegram.ext import AIORateLimiter
 
 from hideseek_chat.chat.model import SendText
-from hideseek_chat.chat.routes import menu
+from hideseek_chat.chat.routes import Where, menu
 from hideseek_chat.telegram.bot import TICK_SECONDS, build_application
 from tests.telegram.conftest import GAME_NOW, Harness
 from tests.telegram.factories import GROUP, TOKEN, make_command
@@ -19,36 +20,65 @@ async def test_every_call_goes_through_the_rate_limiter(harness: Harness) -> Non
     assert isinstance(harness.app.bot.rate_limiter, AIORateLimiter)
 
 
-async def test_the_command_menu_is_set_on_startup(harness: Harness) -> None:
+async def test_the_command_menus_are_set_on_startup_one_per_kind_of_chat(
+    harness: Harness,
+) -> None:
     assert harness.app.post_init is not None
     await harness.app.post_init(harness.app)
-    [sent] = [s for s in harness.api.sent("setMyCommands") if "language_code" not in s]
-    names = [c["command"] for c in sent["commands"]]
-    assert names == [
-        "newgame",
-        "join",
-        "leave",
-        "begin",
-        "ask",
-        "found",
-        "endgame",
-        "cleared",
-        "pause",
-        "resume",
-        "status",
-        "score",
-        "review",
-        "hand",
-        "track",
-        "map",
-        "settings",
-        "language",
-        "botnet",
-        "claim",
-        "resign",
-        "help",
-    ]
-    assert [name for name, _ in menu()] == names
+    english = {
+        json.loads(s["scope"])["type"] if isinstance(s["scope"], str) else s["scope"]["type"]: [
+            c["command"] for c in s["commands"]
+        ]
+        for s in harness.api.sent("setMyCommands")
+        if "language_code" not in s
+    }
+    assert english == {
+        "all_group_chats": [
+            "newgame",
+            "join",
+            "team",
+            "leave",
+            "settings",
+            "map",
+            "begin",
+            "next",
+            "ask",
+            "hand",
+            "found",
+            "endgame",
+            "cleared",
+            "pause",
+            "resume",
+            "status",
+            "score",
+            "review",
+            "abort",
+            "language",
+            "botnet",
+            "claim",
+            "resign",
+            "help",
+        ],
+        "all_private_chats": [
+            "next",
+            "ask",
+            "answer",
+            "hand",
+            "play",
+            "track",
+            "pause",
+            "resume",
+            "status",
+            "score",
+            "review",
+            "language",
+            "move",
+            "resign",
+            "help",
+        ],
+    }
+    assert [name for name, _ in menu(Where.GROUP)] == english["all_group_chats"]
+    assert [name for name, _ in menu(Where.PRIVATE)] == english["all_private_chats"]
 
 
 async def test_a_failing_command_menu_does_not_stop_the_bot(harness: Harness) -> None:

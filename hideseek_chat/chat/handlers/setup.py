@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hideseek_chat.chat import keyboards
+from hideseek_chat.chat import keyboards, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import LANGUAGES, language_name, supported_language
 from hideseek_chat.chat.keyboards import Press
 from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, import_upload, to_data, upload_name
-from hideseek_chat.chat.model import FileIn, Outbound
+from hideseek_chat.chat.model import EditButtons, FileIn, Outbound, SendText
 from hideseek_chat.chat.parsing import parse_newgame
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
@@ -24,9 +24,10 @@ from hideseek_chat.rules.events import (
     PlayerJoined,
     PlayerLeft,
     SettingsChanged,
+    TeamChosen,
 )
 from hideseek_chat.rules.lifecycle import settings_summary
-from hideseek_chat.rules.state import Phase
+from hideseek_chat.rules.state import GameState, Mode, Phase, Transport
 
 Args = tuple[str, ...]
 
@@ -129,6 +130,21 @@ def resume(turn: Turn, args: Args) -> list[Outbound]:
 
 
 def abort(turn: Turn, args: Args) -> list[Outbound]:
+    """``/abort`` (admin): ask first, with a button; the game ends only when it is pressed."""
+    require_admin(turn)
+    if turn.state.phase == Phase.GAME_OVER:
+        raise ChatError("chat.abort_nothing")
+    fmt = turn.fmt
+    buttons = keyboards.confirm_abort(
+        turn.game_id, say("chat.abort_yes", {}, fmt), say("chat.abort_no", {}, fmt)
+    )
+    return [turn.reply(say("chat.abort_confirm", {}, fmt), buttons)]
+
+
+def press_abort(turn: Turn, press: Press) -> list[Outbound]:
+    require_admin(turn)
+    if press.arg(0) != "y":
+        return [turn.to_group(turn.say("chat.abort_kept"))]
     turn.apply(GameAborted(turn.by))
     return []
 
@@ -146,14 +162,49 @@ def press_next_round(turn: Turn, press: Press) -> list[Outbound]:
 
 
 def settings(turn: Turn, args: Args) -> list[Outbound]:
+    """``/settings`` (admin): the settings and their keyboard (the game's own settings only
+    before the game begins); ``/settings rest 22:00-07:00`` and ``/settings timezone +2``
+    type what no button offers."""
     require_admin(turn)
+    if args:
+        turn.apply(parse_setting(turn.by, args))
+        return []
+    return [settings_screen(turn)]
+
+
+def settings_screen(turn: Turn, *, reply: bool = True) -> Outbound:
+    """The settings in the group's words, with the keyboard to change them."""
     fmt = turn.fmt
+    state = turn.state
     automatic = turn.uow.chats.prefs(turn.game_chat()).auto_answer
-    # The settings in the group's words: the lines of the game.settings notice, heading cut.
-    summary = say("game.settings", settings_summary(turn.state), fmt).split("\n")[1:]
-    text = say("chat.settings_title", {"summary": " ".join(summary)}, fmt)
+    summary = " ".join(texts.settings_lines(settings_summary(state), fmt))
     toggle = say("chat.auto_turn_off" if automatic else "chat.auto_turn_on", {}, fmt)
-    return [turn.reply(text, keyboards.settings(turn.game_id, fmt, toggle, automatic))]
+    if state.phase == Phase.SETUP:
+        text = "\n".join(
+            (
+                say("chat.settings_title", {"summary": summary}, fmt),
+                say("chat.settings_typed", {}, fmt),
+            )
+        )
+        rows = keyboards.settings(turn.game_id, fmt, toggle, automatic, current_settings(state))
+    else:  # the game is under way: its settings are fixed, the chat's are not
+        text = say("chat.settings_fixed", {"summary": summary}, fmt)
+        rows = keyboards.settings(turn.game_id, fmt, toggle, automatic)
+    return turn.reply(text, rows) if reply else turn.to_group(text, rows)
+
+
+def current_settings(state: GameState) -> dict[str, str]:
+    """Each game setting's value as the settings keyboard's buttons send it."""
+    s = state.settings
+    rest = next((k for k, v in keyboards.REST_PRESETS.items() if list(v) == s.rest_periods), "")
+    return {
+        "rounds": str(s.rounds_per_team),
+        "timer": str(int(s.end_timer_min or 0)),
+        "rest": rest,
+        "transport": s.transport.value,
+        "mode": s.mode.value,
+        "global": "on" if s.global_scale else "off",
+    }
 
 
 def press_setting(turn: Turn, press: Press) -> list[Outbound]:
@@ -181,11 +232,22 @@ def press_setting(turn: Turn, press: Press) -> list[Outbound]:
         chats.set_prefs(chat, replace(chats.prefs(chat), auto_answer=value == "on"), turn.msg.at)
         turn.wrote()
         key = "chat.auto_on" if value == "on" else "chat.auto_off"
-        return [turn.to_group(say(key, {}, turn.fmt))]
+        return [turn.to_group(say(key, {}, turn.fmt)), *_refreshed(turn)]
     if what == "map":
         return [map_list(turn, reply=False)]
     turn.apply(_setting_event(turn.by, what, value, press))
-    return []
+    return _refreshed(turn)
+
+
+def _refreshed(turn: Turn) -> list[Outbound]:
+    """The pressed settings keyboard again, its ticks moved to what is now chosen."""
+    msg = turn.msg
+    if msg.message_ref is None:
+        return []
+    screen = settings_screen(turn)
+    assert isinstance(screen, SendText)
+    rows = screen.buttons
+    return [EditButtons(msg.chat, message_ref=msg.message_ref, buttons=rows)]
 
 
 def _setting_event(by: str, what: str, value: str, press: Press) -> SettingsChanged:
@@ -194,10 +256,80 @@ def _setting_event(by: str, what: str, value: str, press: Press) -> SettingsChan
     if what == "timer":
         minutes = press.int_arg(1)
         return SettingsChanged(by, end_timer_min=minutes or None, clear_end_timer=minutes == 0)
-    if what == "rest":
-        periods = (("22:00", "08:00"),) if value == "night" else ()
-        return SettingsChanged(by, rest_periods=periods)
+    if what == "rest" and value in keyboards.REST_PRESETS:
+        return SettingsChanged(by, rest_periods=keyboards.REST_PRESETS[value])
+    if what == "transport" and value in set(Transport):
+        return SettingsChanged(by, transport=Transport(value))
+    if what == "mode" and value in set(Mode):
+        return SettingsChanged(by, mode=Mode(value))
+    if what == "global" and value in ("on", "off"):
+        return SettingsChanged(by, global_scale=value == "on")
     raise ChatError("chat.button_unknown")
+
+
+def parse_setting(by: str, args: Args) -> SettingsChanged:
+    """``rest 22:00-07:00`` (or ``none``, several windows apart by commas) and ``timezone
+    +2`` (``UTC-5:30``): the settings typed after /settings; raise ChatError otherwise."""
+    what, rest = args[0].lower(), " ".join(args[1:]).strip()
+    if what in ("rest", "rests") and rest:
+        if rest.lower() in ("none", "off", "no"):
+            return SettingsChanged(by, rest_periods=())
+        periods = []
+        for part in rest.replace(" ", "").split(","):
+            start, dash, end = part.replace("–", "-").partition("-")
+            if not dash:
+                raise ChatError("chat.settings_usage")
+            periods.append((start, end))
+        return SettingsChanged(by, rest_periods=tuple(periods))
+    if what in ("timezone", "tz", "zone") and rest:
+        return SettingsChanged(by, utc_offset_min=parse_utc_offset(rest))
+    raise ChatError("chat.settings_usage")
+
+
+def parse_utc_offset(text: str) -> int:
+    """``+2``, ``-5:30``, ``UTC+1``, ``GMT-3``, ``UTC`` as minutes east of UTC."""
+    word = text.strip().upper().removeprefix("UTC").removeprefix("GMT").replace("−", "-")
+    if not word:
+        return 0
+    sign = -1 if word.startswith("-") else 1
+    hours, _, mins = word.lstrip("+-").partition(":")
+    try:
+        value = int(hours) * 60 + (int(mins) if mins else 0)
+    except ValueError:
+        raise ChatError("chat.settings_usage") from None
+    if word[0] not in "+-" or (mins and not 0 <= int(mins) < 60):
+        raise ChatError("chat.settings_usage")
+    return sign * value
+
+
+# ----------------------------------------------------------------- teams
+
+
+def team(turn: Turn, args: Args) -> list[Outbound]:
+    """``/team NAME`` makes or joins the team NAME; ``/team`` lists the teams with buttons."""
+    if args:
+        turn.apply(TeamChosen(turn.by, name=" ".join(args)))
+        return []
+    if turn.state.phase != Phase.SETUP:
+        raise ChatError("chat.setup_only")
+    return [teams_screen(turn)]
+
+
+def teams_screen(turn: Turn) -> Outbound:
+    fmt, state = turn.fmt, turn.state
+    choices = [
+        (say("chat.team_join_button", {"team": t.name}, fmt), t.id)
+        for t in state.teams
+        if state.team_players(t.id)
+    ]
+    rows = keyboards.teams(turn.game_id, choices, say("chat.team_alone_button", {}, fmt))
+    return turn.reply(texts.teams_text(state, fmt), rows)
+
+
+def press_team(turn: Turn, press: Press) -> list[Outbound]:
+    team_id = press.int_arg(0)
+    turn.apply(TeamChosen(turn.by, team_id=team_id or None))
+    return []
 
 
 # ----------------------------------------------------------------- maps

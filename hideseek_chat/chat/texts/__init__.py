@@ -28,8 +28,11 @@ Screens (pure functions of their arguments; none reads or writes a database):
 - ``review``: ``review_text``, ``question_line``, ``check_lines``, ``claim_line``;
 - ``botnet``: ``grid``, ``legend``, ``path_text``, ``whose_turn``, ``claimed``,
   ``ending``, ``MARKS``, ``EMPTY``;
+- ``setup``: ``settings_lines`` (the settings with their rule effects), ``team_lines``,
+  ``teams_text``, ``utc_offset``;
 - ``help``: ``help_text(sections, fmt, notes=HELP_NOTES)`` with the headings
-  ``IN_GROUP``, ``IN_PRIVATE``, ``ANYWHERE``.
+  ``IN_GROUP``, ``IN_PRIVATE``, ``ANYWHERE``; ``FROM_GROUP_NOTE``/``FROM_PRIVATE_NOTE``
+  point to the other chat's /help.
 
 Every msgid is a literal at its ``fmt.t``/``fmt.n``/``N_`` call, so
 ``pybabel extract -k t -k n:1,2 -k N_`` finds it.
@@ -70,6 +73,8 @@ from hideseek_chat.chat.texts.botnet import (
 )
 from hideseek_chat.chat.texts.help import (
     ANYWHERE,
+    FROM_GROUP_NOTE,
+    FROM_PRIVATE_NOTE,
     HELP_NOTES,
     IN_GROUP,
     IN_PRIVATE,
@@ -109,10 +114,13 @@ from hideseek_chat.chat.texts.screens import (
     status_text,
     track_text,
 )
+from hideseek_chat.chat.texts.setup import settings_lines, team_lines, teams_text, utc_offset
 
 __all__ = [
     "ANYWHERE",
     "EMPTY",
+    "FROM_GROUP_NOTE",
+    "FROM_PRIVATE_NOTE",
     "HELP_NOTES",
     "IN_GROUP",
     "IN_PRIVATE",
@@ -163,11 +171,15 @@ __all__ = [
     "review_text",
     "say",
     "score_text",
+    "settings_lines",
     "status_text",
     "suggestion_numbers",
     "suggestion_text",
+    "team_lines",
+    "teams_text",
     "track_text",
     "unchecked_key",
+    "utc_offset",
     "verdict_note",
     "whose_turn",
     "why_no_answer",

@@ -75,6 +75,14 @@ plain_texts(
         "chat.done": N_("Done."),
         "chat.only_admin": N_("Only the game's admin can do that."),
         "chat.setup_only": N_("That can only be changed before the game begins."),
+        "chat.abort_confirm": N_(
+            "🛑 End the game now? Nobody wins; the scores so far are shown and the run in "
+            "progress counts as it stands."
+        ),
+        "chat.abort_yes": N_("🛑 Yes, end the game"),
+        "chat.abort_no": N_("Keep playing"),
+        "chat.abort_kept": N_("The game goes on."),
+        "chat.abort_nothing": N_("There is no game running to abort. Start one with /newgame."),
         "chat.map_unknown": N_("There is no map called “{name}”. Maps: {names}"),
         "chat.map_set": N_("🗺 The game will use the map “{name}”."),
         "chat.map_list": N_("🗺 This game uses the map “{name}”. Choose another one:"),
@@ -96,6 +104,21 @@ plain_texts(
         "chat.open_private_button": N_("Open a private chat with me"),
         "chat.join_button": N_("Join the game"),
         "chat.settings_title": N_("⚙️ Settings (admin only). Current: {summary}"),
+        "chat.settings_fixed": N_(
+            "⚙️ The game is under way, so its settings stay as they are: {summary} How I speak "
+            "here can still change:"
+        ),
+        "chat.settings_usage": N_(
+            "Use the buttons of /settings, or type /settings rest 22:00-07:00 (or none) for "
+            "the rest periods and /settings timezone +2 (or UTC-5:30) for the game's time "
+            "zone."
+        ),
+        "chat.settings_typed": N_(
+            "The game's time zone and other rest periods are typed: /settings timezone +2, "
+            "/settings rest 21:00-06:00."
+        ),
+        "chat.team_join_button": N_("Join {team}"),
+        "chat.team_alone_button": N_("🚶 Play on my own"),
         "chat.language_set": N_("I will speak English here."),
         "chat.language_set_private": N_("I will speak English with you in our private chat."),
         "chat.language_now": N_("I speak English here. Languages: {choices}"),

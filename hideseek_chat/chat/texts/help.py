@@ -28,6 +28,11 @@ LANGUAGE_NOTE = N_(
 )
 #: The notes under the commands unless the caller gives others.
 HELP_NOTES = (LOCATION_NOTE, LANGUAGE_NOTE)
+#: Where the other chat's commands are, under the group's /help and the private chat's.
+FROM_GROUP_NOTE = N_(
+    "Send /help in our private chat for what you can do there (your hand, typed answers, /track)."
+)
+FROM_PRIVATE_NOTE = N_("Send /help in the game's group for the group's commands.")
 
 
 def command_line(name: str, description: str, fmt: Formatter) -> str:

@@ -12,8 +12,9 @@ round's result names it once the round is over).
 from __future__ import annotations
 
 from hideseek_chat.chat.i18n import Formatter
-from hideseek_chat.chat.texts.parts import lines, minutes, size_word
+from hideseek_chat.chat.texts.parts import lines, minutes, size_word, team_label
 from hideseek_chat.chat.texts.registry import Params, text
+from hideseek_chat.chat.texts.setup import settings_lines
 
 # ----- setting up -----
 
@@ -56,51 +57,26 @@ def _team_joined(p: Params, f: Formatter) -> str:
     )
 
 
+@text("team.created")
+def _team_created(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🏷️ {by} made the team {team}. Join it with /team {team}.", by=p["by"], team=p["team"]
+    )
+
+
+@text("team.alone")
+def _team_alone(p: Params, f: Formatter) -> str:
+    return f.t("🚶 {name} left team {team} and plays on their own.", name=p["name"], team=p["left"])
+
+
 @text("team.renamed")
 def _team_renamed(p: Params, f: Formatter) -> str:
     return f.t("🏷️ A team has a new name: {team}.", team=p["team"])
 
 
-def _transport(f: Formatter, transport: str) -> str:
-    if transport == "car":
-        return f.t("Getting around: by car.")
-    if transport == "foot":
-        return f.t("Getting around: on foot only.")
-    return f.t("Getting around: public transit and on foot.")
-
-
-def _mode(f: Formatter, mode: str) -> str:
-    if mode == "teams_points":
-        return f.t("Mode: two seeker teams; the team that finds the hider first scores a point.")
-    if mode == "teams_time":
-        return f.t("Mode: two seeker teams race; the fastest single find wins.")
-    return f.t("Mode: classic, one hider against everyone else.")
-
-
 @text("game.settings")
 def _game_settings(p: Params, f: Formatter) -> str:
-    timer = p.get("end_timer_min")
-    rests = [f.t("{start}-{end}", start=a, end=b) for a, b in p.get("rest_periods") or []]
-    return lines(
-        f.t("⚙️ Game settings"),
-        f.t("Size: {size}. Rules: {ruleset}.", size=size_word(f, p["size"]), ruleset=p["ruleset"]),
-        f.n(
-            "Every team hides once.",
-            "Every team hides {count} times.",
-            p["rounds_per_team"],
-        ),
-        f.t("The game ends {duration} after it begins.", duration=minutes(f, timer))
-        if timer
-        else f.t("No end-of-game timer."),
-        f.t("Rest periods: {periods}.", periods=f.names(rests))
-        if rests
-        else f.t("No rest periods."),
-        _transport(f, p.get("transport", "transit")),
-        _mode(f, p.get("mode", "standard")),
-        f.t("Global scale: hiding periods last a day, card times are multiplied.")
-        if p.get("global_scale")
-        else None,
-    )
+    return lines(f.t("⚙️ Game settings"), *settings_lines(p, f))
 
 
 @text("game.begun")
@@ -374,18 +350,19 @@ def _next_you_hide(p: Params, f: Formatter) -> str:
 
 def _score_row(rank: int, row: Params, mode: str, f: Formatter) -> str:
     score = row.get("score")
+    team = team_label(f, str(row["team"]), row.get("members"))
     if mode == "teams_points":
         return f.n(
             "{rank}. {team}: {count} point",
             "{rank}. {team}: {count} points",
             int(score or 0),
             rank=rank,
-            team=row["team"],
+            team=team,
         )
     if score is None:
         if mode == "teams_time":
-            return f.t("{rank}. {team}: never found the hider", rank=rank, team=row["team"])
-        return f.t("{rank}. {team}: no finished run", rank=rank, team=row["team"])
+            return f.t("{rank}. {team}: never found the hider", rank=rank, team=team)
+        return f.t("{rank}. {team}: no finished run", rank=rank, team=team)
     runs = len(row.get("runs") or [])
     if runs > 1:
         return f.n(
@@ -393,16 +370,18 @@ def _score_row(rank: int, row: Params, mode: str, f: Formatter) -> str:
             "{rank}. {team}: {time} (best of {count} runs)",
             runs,
             rank=rank,
-            team=row["team"],
+            team=team,
             time=f.duration(score),
         )
-    return f.t("{rank}. {team}: {time}", rank=rank, team=row["team"], time=f.duration(score))
+    return f.t("{rank}. {team}: {time}", rank=rank, team=team, time=f.duration(score))
 
 
 @text("game.over")
 def _game_over(p: Params, f: Formatter) -> str:
     winners = list(p.get("winners") or [])
-    if len(winners) > 1:
+    if p.get("aborted"):
+        verdict = f.t("The admin ended the game early, so there is no winner.")
+    elif len(winners) > 1:
         verdict = f.t("🏆 It's a tie between {teams}!", teams=f.names(winners))
     elif winners:
         verdict = f.t("🏆 {team} wins!", team=winners[0])
@@ -410,4 +389,8 @@ def _game_over(p: Params, f: Formatter) -> str:
         verdict = f.t("Nobody finished a run, so there's no winner this time.")
     mode = p.get("mode", "standard")
     rows = [_score_row(i, row, mode, f) for i, row in enumerate(p.get("rows") or [], start=1)]
+    if p.get("aborted"):
+        return lines(
+            f.t("🛑 Game aborted."), verdict, f.t("Scores so far:") if rows else None, *rows
+        )
     return lines(f.t("🏁 Game over!"), verdict, f.t("Scores:") if rows else None, *rows)

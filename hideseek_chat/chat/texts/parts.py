@@ -25,6 +25,15 @@ def minutes(f: Formatter, value: float) -> str:
     return f.duration(60 * value)
 
 
+def team_label(f: Formatter, team: str, members: list[str] | None) -> str:
+    """A team as the scores show it: its name, and its players when the name does not say
+    who they are (``Red (Alice, Bob)``; a player on their own is just ``Alice``)."""
+    names = [str(m) for m in members or []]
+    if not names or names == [team]:
+        return team
+    return f.t("{team} ({members})", team=team, members=f.names(names))
+
+
 def size_word(f: Formatter, size: str) -> str:
     if size == "small":
         return f.t("small")

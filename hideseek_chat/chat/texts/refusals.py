@@ -71,6 +71,8 @@ plain_texts(
         "error.unknown_player": N_("That person isn't in this game yet. They need to /join first."),
         "error.same_team": N_("You're already on that team."),
         "error.team_name": N_("Your team needs a name: send it along with the command."),
+        "error.team_gone": N_("That team no longer exists. /team shows the teams there are now."),
+        "error.team_alone": N_("You already play on your own."),
         "error.rounds": N_(
             "Each team can hide from 1 to {maximum} times. Pick a number in that range."
         ),

@@ -10,9 +10,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from hideseek_chat.chat.i18n import N_, Formatter
+from hideseek_chat.chat.texts.parts import team_label
 from hideseek_chat.chat.texts.registry import say
+from hideseek_chat.chat.texts.setup import settings_lines, team_lines
 from hideseek_chat.rules.clock import hiding_seconds
 from hideseek_chat.rules.curses import is_active, is_clearable
+from hideseek_chat.rules.lifecycle import settings_summary
 from hideseek_chat.rules.questions import QuestionOffer
 from hideseek_chat.rules.scoring import scoreboard
 from hideseek_chat.rules.state import ActiveCurse, CardZone, GameState, Phase
@@ -41,7 +44,9 @@ def status_text(
         lines.append(fmt.t(N_("⏸ Paused")))
     current = state.current_round
     if current is not None and state.phase != Phase.GAME_OVER:
-        hider = state.team(current.hider_team_id).name
+        team = state.team(current.hider_team_id)
+        members = [p.name for p in state.team_players(team.id)]
+        hider = team_label(fmt, team.name, members)
         lines.append(
             fmt.t(N_("Round {number} — {hider} hiding"), number=current.number, hider=hider)
         )
@@ -110,8 +115,11 @@ def status_text(
                     )
                 )
     elif state.phase == Phase.SETUP:
-        names = [p.name for p in state.players if p.active]
-        lines.append(fmt.t(N_("Players: {names}"), names=fmt.names(names) or "—"))
+        lines.extend(team_lines(state, fmt) or [fmt.t(N_("Players: {names}"), names="—")])
+    if state.phase != Phase.GAME_OVER:
+        # What the variants and rest periods change (all the settings during the setup).
+        summary = settings_summary(state)
+        lines.extend(settings_lines(summary, fmt, variants_only=state.phase != Phase.SETUP))
     if state.game_timer_at is not None and state.phase != Phase.GAME_OVER:
         lines.append(fmt.t(N_("The game ends at {time}"), time=fmt.clock(state.game_timer_at)))
     return "\n".join(lines)
@@ -146,7 +154,8 @@ def score_text(state: GameState, fmt: Formatter) -> str:
             value = fmt.n("{count} point", "{count} points", int(score))
         else:
             value = fmt.duration(score)
-        lines.append(fmt.t(N_("{team}: {value}"), team=row["team"], value=value))
+        team = team_label(fmt, row["team"], row.get("members"))
+        lines.append(fmt.t(N_("{team}: {value}"), team=team, value=value))
         if board["mode"] == "standard" and score is not None:
             lines.extend(_run_parts(state, row["team_id"], score, fmt))
     if board["winners"] and state.phase == Phase.GAME_OVER:
