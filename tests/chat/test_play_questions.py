@@ -266,8 +266,11 @@ def test_a_distance_of_ones_choice_is_named_once_chosen(
     assert "Radar 750 m" in table.said(hider)[-1].text
     assert not any("Distance of your choice" in text for text in group)
 
-    # Answered; the same distance again is marked as asked before, with its cost.
+    # Every later word about it names the distance chosen.
+    table.send(s1, "/ask radar 1km")
+    assert "Radar 750 m" in table.last(), table.last()
     table.press(hider, "No")
+    assert any("Radar 750 m: No" in line.text for line in table.said()[-3:])
     table.press(hider, "🃏")
     table.send(s1, "/ask")
     table.press(s1, "Radar")
@@ -278,6 +281,8 @@ def test_a_distance_of_ones_choice_is_named_once_chosen(
     table.press(s1, "✔ 750 m")
     assert any("asked before" in line.text.lower() for line in table.said()[-3:])
     assert state_of(uow_factory, table).round_questions()[-1].times_asked == 2
+    table.wait(timedelta(minutes=6))
+    assert any("Radar 750 m is overdue" in line.text for line in table.said()[-4:])
 
 
 def test_a_question_asked_before_is_marked_on_its_categorys_screen(
