@@ -80,7 +80,8 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
             raise ChatError("chat.button_unknown")
     question_id = press.arg(0)
     turn.apply(_asked(turn, question_id, distance))
-    name = turn.fmt.question(question_id, distance)
+    chosen = distance if turn.ruleset.question(question_id).custom_distance else None
+    name = turn.fmt.question(question_id, chosen)
     return [_in_place(turn, texts.asked_from_menu_text(name, turn.fmt))]
 
 
