@@ -21,9 +21,9 @@ from hideseek_chat.chat import keyboards, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import METRES_PER_MILE, N_, Formatter
 from hideseek_chat.chat.parsing import DISTANCE_TOLERANCE
-from hideseek_chat.rules.questions import ASKED, QuestionOffer, times_asked
-from hideseek_chat.rules.ruleset import Category
-from hideseek_chat.rules.state import GameState
+from hideseek_chat.rules.questions import ASKED, QuestionOffer, blocking_curse, times_asked
+from hideseek_chat.rules.ruleset import Category, Ruleset
+from hideseek_chat.rules.state import GameState, Mode
 
 #: Round numbers a chosen distance is rounded to (times a power of ten, in the chat's unit).
 NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.5, 10.0)
@@ -35,15 +35,19 @@ class Screen:
     buttons: keyboards.Rows
 
 
-def categories(game_id: int, offers: Sequence[QuestionOffer], fmt: Formatter) -> Screen:
-    """The first screen: one button per category on offer."""
+def categories(
+    game_id: int, offers: Sequence[QuestionOffer], fmt: Formatter, note: str = ""
+) -> Screen:
+    """The first screen: one button per category on offer (``note``: why no question can
+    be asked just now, shown above them)."""
     grouped = by_category(offers)
     labels = [(category, texts.category_label(group, fmt)) for category, group in grouped.items()]
-    return Screen(texts.ask_menu_text(offers, fmt), keyboards.ask_categories(game_id, labels))
+    text = _noted(texts.ask_menu_text(offers, fmt), note if offers else "")
+    return Screen(text, keyboards.ask_categories(game_id, labels))
 
 
 def category(
-    game_id: int, wanted: Category, offers: Sequence[QuestionOffer], fmt: Formatter
+    game_id: int, wanted: Category, offers: Sequence[QuestionOffer], fmt: Formatter, note: str = ""
 ) -> Screen:
     """A category's questions; raise ChatError when none of it can be asked now."""
     group = by_category(offers).get(wanted)
@@ -51,7 +55,26 @@ def category(
         raise ChatError("chat.ask_category_closed", category=wanted.value)
     labels = [texts.offer_label(offer, fmt) for offer in group]
     buttons = keyboards.ask_questions(game_id, wanted, group, labels, back_label(fmt))
-    return Screen(texts.ask_category_text(group, fmt), buttons)
+    return Screen(_noted(texts.ask_category_text(group, fmt), note), buttons)
+
+
+def why_not_now(state: GameState, ruleset: Ruleset, team_id: int, fmt: Formatter) -> str:
+    """Why the team can ask nothing just now though the menu lists questions: a question
+    still waiting for its answer, a curse to clear first; "" when nothing stands in the way
+    (the rules still decide when a question is pressed)."""
+    team = None if state.settings.mode == Mode.STANDARD else team_id
+    pending = state.pending_question(team)
+    if pending is not None:
+        params = {"question": pending.question_id, "distance_m": pending.distance_m}
+        return "⏳ " + texts.say("error.question_pending", params, fmt)
+    curse = blocking_curse(state, ruleset, team_id)
+    if curse is not None:
+        return "🔮 " + texts.say("error.curse_blocks_questions", {"curse": curse.def_id}, fmt)
+    return ""
+
+
+def _noted(text: str, note: str) -> str:
+    return f"{text}\n{note}" if note else text
 
 
 def distances(

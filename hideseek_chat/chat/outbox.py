@@ -129,6 +129,7 @@ def _compose(
     # The game's size lets texts show what a time bonus is worth for this game.
     params: dict[str, Any] = {"size": state.size.value, "global_scale": state.settings.global_scale}
     params.update(notify.params)
+    _name_chosen_distance(services.ruleset(state), state, message.created_at, params)
     text = texts.say(notify.key, params, fmt)
     buttons: Rows = ()
     photo: str | None = None
@@ -190,6 +191,25 @@ def _curse_buttons(ruleset: Ruleset, game_id: int, params: dict[str, Any], fmt: 
         if rules.effect == CurseEffect.HANGMAN
         else None,
     )
+
+
+def _name_chosen_distance(
+    ruleset: Ruleset, state: GameState, created_at: datetime, params: dict[str, Any]
+) -> None:
+    """Give a notice about a question of a distance of one's choice the distance chosen,
+    so that it reads "Radar 750 m" and not "Radar: Distance of your choice": from the
+    question it names by ``record_id``, else from the newest such question asked by then."""
+    question_id = params.get("question")
+    if params.get("distance_m") is not None or not isinstance(question_id, str):
+        return
+    if not ruleset.has_question(question_id) or not ruleset.question(question_id).custom_distance:
+        return
+    records = [q for q in state.questions if q.question_id == question_id]
+    if params.get("record_id") is not None:
+        records = [q for q in records if q.id == params["record_id"]]
+    asked = [q for q in records if q.asked_at <= created_at and q.distance_m]
+    if asked:
+        params["distance_m"] = max(asked, key=lambda q: (q.asked_at, q.id)).distance_m
 
 
 def _incoming(

@@ -153,7 +153,9 @@ BUTTONS: dict[Verb, ButtonHandler] = {
 
 #: Buttons whose keyboard is spent once one of them worked: it is removed from its message
 #: (an answer given, cards kept, a card played, a catch confirmed). The others stay for
-#: the next person or the next choice (joining, a team, settings, the map, the hand).
+#: the next person or the next choice (joining, a team, settings, the map, the hand). A
+#: curse's keyboard stays when it is cleared: its other buttons (it struck, a lost game)
+#: may still be needed; a second "done" is refused with a toast.
 SPENT_BY_A_PRESS = frozenset(
     {
         Verb.ABORT,
@@ -167,7 +169,6 @@ SPENT_BY_A_PRESS = frozenset(
         Verb.KEEP_CARDS,
         Verb.PLAY_CARD,
         Verb.DISCARD_CARD,
-        Verb.CLEAR_CURSE,
         Verb.ANSWER_CATCH,
         Verb.DECIDE_CLAIM,
     }

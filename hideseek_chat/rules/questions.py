@@ -181,7 +181,9 @@ def check_can_ask(
     )
     if pending is not None:
         raise QuestionPending(
-            "a question is still waiting for its answer", question=pending.question_id
+            "a question is still waiting for its answer",
+            question=pending.question_id,
+            distance_m=pending.distance_m,
         )
     if not question.is_available(state.size):
         raise QuestionNotAvailable(

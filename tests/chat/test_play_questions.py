@@ -266,8 +266,13 @@ def test_a_distance_of_ones_choice_is_named_once_chosen(
     assert "Radar 750 m" in table.said(hider)[-1].text
     assert not any("Distance of your choice" in text for text in group)
 
-    # Answered; the same distance again is marked as asked before, with its cost.
+    # Every later word about it names the distance chosen.
+    table.send(s1, "/ask radar 1km")
+    assert "Radar 750 m" in table.last(), table.last()
+    table.send(s1, "/ask")
+    assert "⏳ Radar 750 m is still waiting for its answer" in table.last(), table.last()
     table.press(hider, "No")
+    assert any("Radar 750 m: No" in line.text for line in table.said()[-3:])
     table.press(hider, "🃏")
     table.send(s1, "/ask")
     table.press(s1, "Radar")
@@ -278,6 +283,8 @@ def test_a_distance_of_ones_choice_is_named_once_chosen(
     table.press(s1, "✔ 750 m")
     assert any("asked before" in line.text.lower() for line in table.said()[-3:])
     assert state_of(uow_factory, table).round_questions()[-1].times_asked == 2
+    table.wait(timedelta(minutes=6))
+    assert any("Radar 750 m is overdue" in line.text for line in table.said()[-4:])
 
 
 def test_a_question_asked_before_is_marked_on_its_categorys_screen(
@@ -406,3 +413,23 @@ def test_the_console_sends_a_photo_with_its_caption(table: Table) -> None:
     relayed = [line for line in table.said() if line.photo_ref == "oak.jpg"]
     assert relayed and "The big oak, as asked" in relayed[0].text
     assert script_step({"who": hider, "photo": "a.jpg", "caption": "x"}).caption == "x"
+
+
+def test_the_menu_says_which_curse_stands_in_the_way(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, s1, _s2 = seeking(table)
+    state = state_of(uow_factory, table)
+    team = state.hider_team_id()
+    assert team is not None
+    give_cards(uow_factory, table, team, "zoologist")
+    table.send(hider, "/hand", private=True)
+    table.press(hider, "▶️ Curse of the Zoologist")
+    table.press(hider, "Condition met")
+    table.send(s1, "/ask")
+    menu = table.said()[-1]
+    assert "🔮 The Curse of the Zoologist has to be cleared" in menu.text, menu.text
+    assert menu.buttons, "the questions can still be looked at"
+    table.press(s1, "Curse done")
+    table.send(s1, "/ask")
+    assert "🔮" not in table.said()[-1].text

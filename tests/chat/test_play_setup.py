@@ -328,9 +328,12 @@ def test_a_used_keyboard_is_removed_and_a_shared_one_stays(table: Table) -> None
     hider = next(n for n in ("Alice", "Bob", "Carol") if hiders(table, 0) == {n})
     seeker = next(n for n in ("Alice", "Bob", "Carol") if n != hider)
     table.wait(timedelta(minutes=31))
-    menu = reply(table, seeker, "/ask")
-    table.press(seeker, "Radar 1 km")
+    reply(table, seeker, "/ask")
+    table.press(seeker, "Radar")
+    menu = table.said()[-1]
+    table.press(seeker, "1 km")
     assert menu.buttons == (), "the question menu is spent once a question is asked"
+    assert all(not line.buttons for line in table.said() if "Radar" in line.text)
     question = table.said(hider)[-1]
     assert "Radar 1 km" in question.text and question.buttons
     table.press(hider, "No")

@@ -38,7 +38,9 @@ def ask(turn: Turn, args: Args) -> list[Outbound]:
     state = turn.state
     if not args:
         team_id = _asking_team(turn)
-        screen = ask_menu.categories(turn.game_id, offers(state, turn.ruleset, team_id), turn.fmt)
+        available = offers(state, turn.ruleset, team_id)
+        note = ask_menu.why_not_now(state, turn.ruleset, team_id, turn.fmt)
+        screen = ask_menu.categories(turn.game_id, available, turn.fmt, note)
         return [turn.reply(screen.text, screen.buttons)]
     asked = parse_ask(args, turn.ruleset, state.size)
     turn.apply(_asked(turn, asked.question_id, asked.distance_m))
@@ -47,10 +49,12 @@ def ask(turn: Turn, args: Args) -> list[Outbound]:
 
 def press_ask_menu(turn: Turn, press: Press) -> list[Outbound]:
     """Another screen of the /ask menu, in place of the one whose button was pressed."""
-    available = offers(turn.state, turn.ruleset, _asking_team(turn))
+    team_id = _asking_team(turn)
+    available = offers(turn.state, turn.ruleset, team_id)
     fmt = turn.fmt
+    note = ask_menu.why_not_now(turn.state, turn.ruleset, team_id, fmt)
     if not press.args or not press.args[0]:
-        screen = ask_menu.categories(turn.game_id, available, fmt)
+        screen = ask_menu.categories(turn.game_id, available, fmt, note)
     else:
         try:
             category = Category(press.args[0])
@@ -59,7 +63,7 @@ def press_ask_menu(turn: Turn, press: Press) -> list[Outbound]:
         if len(press.args) > 1:
             screen = ask_menu.distances(turn.game_id, press.args[1], available, turn.state, fmt)
         else:
-            screen = ask_menu.category(turn.game_id, category, available, fmt)
+            screen = ask_menu.category(turn.game_id, category, available, fmt, note)
     return [_acknowledge(turn), _in_place(turn, screen.text, screen.buttons)]
 
 
@@ -76,7 +80,8 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
             raise ChatError("chat.button_unknown")
     question_id = press.arg(0)
     turn.apply(_asked(turn, question_id, distance))
-    name = turn.fmt.question(question_id, distance)
+    chosen = distance if turn.ruleset.question(question_id).custom_distance else None
+    name = turn.fmt.question(question_id, chosen)
     return [_in_place(turn, texts.asked_from_menu_text(name, turn.fmt))]
 
 

@@ -17,7 +17,7 @@ from hideseek_chat.chat.texts.registry import Params, plain, plain_texts, text
 
 
 def _question(p: Params, f: Formatter) -> Mapping[str, Any]:
-    return {"question": f.question(p["question"])}
+    return {"question": f.question(p["question"], p.get("distance_m"))}
 
 
 def _curse(p: Params, f: Formatter) -> Mapping[str, Any]:
