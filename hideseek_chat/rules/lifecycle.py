@@ -24,6 +24,7 @@ from hideseek_chat.rules.clock import (
 from hideseek_chat.rules.decisions import (
     GROUP,
     HIDERS,
+    SEEKERS,
     Decision,
     FreezeHidingSpot,
     Notify,
@@ -284,7 +285,14 @@ def start_round(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
         "ends_at": ends,
         "minutes": minutes,
     }
-    return [Notify(GROUP, "round.hiding_started", params), Notify(HIDERS, "round.you_hide", params)]
+    # Every player, privately: share a live location for the round (the referee reads it).
+    live = {"round": number}
+    return [
+        Notify(GROUP, "round.hiding_started", params),
+        Notify(HIDERS, "round.you_hide", params),
+        Notify(HIDERS, "live.share", {**live, "hider": True}),
+        Notify(SEEKERS, "live.share", {**live, "hider": False}),
+    ]
 
 
 def hiding_ends(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decision]:
@@ -295,7 +303,7 @@ def hiding_ends(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
     radius = size_rules(state, ruleset).zone_radius_m
     return [
         Notify(GROUP, "round.seeking_started", {"round": current.number, "radius_m": radius}),
-        RequestZone(current.number),
+        RequestZone(current.number, now),
     ]
 
 
@@ -308,8 +316,11 @@ def fix_zone(
     lat: float,
     lon: float,
     now: datetime,
+    *,
+    late: bool = False,
 ) -> list[Decision]:
-    """Centre the hider's zone on a station (after the hiding period or a Move)."""
+    """Centre the hider's zone on a station (after the hiding period or a Move); ``late``
+    when the seekers were told it was pending (they hear it is fixed, not where)."""
     if state.phase not in (Phase.SEEKING, Phase.END_GAME):
         raise WrongPhase("the zone is fixed when the hiding period ends", key="error.zone_phase")
     if player is not None and not state.is_hider(player.id):
@@ -329,7 +340,12 @@ def fix_zone(
     radius = size_rules(state, ruleset).zone_radius_m
     current.zone = Zone(station_ref, station_name, lat, lon, radius, now)
     # Private: the station is the hider's secret.
-    return [Notify(HIDERS, "zone.fixed", {"station": station_name, "radius_m": radius})]
+    decisions: list[Decision] = [
+        Notify(HIDERS, "zone.fixed", {"station": station_name, "radius_m": radius})
+    ]
+    if late:
+        decisions.append(Notify(GROUP, "zone.fixed_late", {"radius_m": radius}))
+    return decisions
 
 
 def move_ends(state: GameState, now: datetime) -> list[Decision]:
@@ -339,7 +355,7 @@ def move_ends(state: GameState, now: datetime) -> list[Decision]:
     if pause is not None:
         pause.end = now
     state.phase = Phase.SEEKING
-    return [Notify(GROUP, "move.ended", {}), RequestZone(current.number)]
+    return [Notify(GROUP, "move.ended", {}), RequestZone(current.number, now)]
 
 
 def start_end_game(state: GameState, player: Player | None, now: datetime) -> list[Decision]:

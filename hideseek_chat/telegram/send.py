@@ -15,7 +15,14 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    KeyboardButton,
+    ReplyKeyboardMarkup,
+    ReplyParameters,
+)
 from telegram.constants import MessageLimit, ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
@@ -112,12 +119,13 @@ async def _send_text(
     if not (action.text or action.photo_ref or action.image or action.pre):
         log.warning("not sending an empty message to %s", action.to)
         return
-    markup = keyboard(action.buttons, bot.username)
     try:
         if action.slot == STATUS_SLOT:
+            markup = keyboard(action.buttons, bot.username)
             await _send_status(bot, conversation, action, chat_id, markup, now)
         else:
-            await _send_message(bot, action, chat_id, markup)
+            markup_any = location_keyboard(action.buttons) or keyboard(action.buttons, bot.username)
+            await _send_message(bot, action, chat_id, markup_any)
     except (Forbidden, BadRequest) as err:
         private = action.private or chat_id > 0  # Telegram's user ids are positive
         if private and (isinstance(err, Forbidden) or "chat not found" in str(err).lower()):
@@ -126,7 +134,10 @@ async def _send_text(
 
 
 async def _send_message(
-    bot: Bot, action: SendText, chat_id: int, markup: InlineKeyboardMarkup | None
+    bot: Bot,
+    action: SendText,
+    chat_id: int,
+    markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | None,
 ) -> None:
     reply = (
         ReplyParameters(message_id=int(action.reply_to), allow_sending_without_reply=True)
@@ -215,6 +226,23 @@ async def _delete(bot: Bot, action: DeleteMessage) -> None:
         await bot.delete_message(telegram_id(action.to), int(action.message_ref))
     except (BadRequest, Forbidden) as err:  # too old, already gone, or the bot is no admin
         log.info("could not delete message %s in %s: %s", action.message_ref, action.to, err)
+
+
+def location_keyboard(rows: Sequence[Sequence[Button]]) -> ReplyKeyboardMarkup | None:
+    """A reply keyboard of the ``share_location`` buttons (one tap sends the person's
+    location; Telegram offers it in private chats only), or None when there are none.
+
+    Telegram cannot mix it with inline buttons: a message with one gets only these.
+    """
+    wanted = [[b for b in row if b.share_location] for row in rows]
+    wanted = [row for row in wanted if row]
+    if not wanted:
+        return None
+    return ReplyKeyboardMarkup(
+        [[KeyboardButton(b.label, request_location=True) for b in row] for row in wanted],
+        resize_keyboard=True,
+        one_time_keyboard=True,
+    )
 
 
 def keyboard(rows: Sequence[Sequence[Button]], bot_username: str) -> InlineKeyboardMarkup | None:

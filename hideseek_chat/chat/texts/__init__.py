@@ -37,7 +37,13 @@ Every msgid is a literal at its ``fmt.t``/``fmt.n``/``N_`` call, so
 from __future__ import annotations
 
 # Importing these modules registers their texts.
-from hideseek_chat.chat.texts import conversation, notices_game, notices_play, refusals
+from hideseek_chat.chat.texts import (
+    conversation,
+    notices_game,
+    notices_play,
+    notices_zone,
+    refusals,
+)
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
     HeldAnswer,
@@ -153,7 +159,7 @@ __all__ = [
     "why_no_answer",
 ]
 
-_MODULES = (conversation, notices_game, notices_play, refusals)  # imported for their texts
+_MODULES = (conversation, notices_game, notices_play, notices_zone, refusals)  # their texts
 
 
 def _with_prefix(*prefixes: str) -> frozenset[str]:
