@@ -124,7 +124,9 @@ async def _send_text(
             markup = keyboard(action.buttons, bot.username)
             await _send_status(bot, conversation, action, chat_id, markup, now)
         else:
-            markup_any = location_keyboard(action.buttons) or keyboard(action.buttons, bot.username)
+            # Telegram offers a location button in private chats only (user ids are > 0).
+            located = location_keyboard(action.buttons) if chat_id > 0 else None
+            markup_any = located or keyboard(action.buttons, bot.username)
             await _send_message(bot, action, chat_id, markup_any)
     except (Forbidden, BadRequest) as err:
         private = action.private or chat_id > 0  # Telegram's user ids are positive
@@ -246,20 +248,20 @@ def location_keyboard(rows: Sequence[Sequence[Button]]) -> ReplyKeyboardMarkup |
 
 
 def keyboard(rows: Sequence[Sequence[Button]], bot_username: str) -> InlineKeyboardMarkup | None:
-    """Build the inline keyboard; a ``private_link`` button opens the bot's private chat."""
-    if not rows:
-        return None
-    return InlineKeyboardMarkup(
+    """Build the inline keyboard; a ``private_link`` button opens the bot's private chat.
+    ``share_location`` buttons are not inline buttons (``location_keyboard``)."""
+    inline = [
         [
-            [
-                InlineKeyboardButton(b.label, url=f"https://t.me/{bot_username}?start=hi")
-                if b.private_link
-                else InlineKeyboardButton(b.label, callback_data=b.data or b.label)
-                for b in row
-            ]
-            for row in rows
+            InlineKeyboardButton(b.label, url=f"https://t.me/{bot_username}?start=hi")
+            if b.private_link
+            else InlineKeyboardButton(b.label, callback_data=b.data or b.label)
+            for b in row
+            if not b.share_location
         ]
-    )
+        for row in rows
+    ]
+    inline = [row for row in inline if row]
+    return InlineKeyboardMarkup(inline) if inline else None
 
 
 def _split(text: str, limit: int) -> tuple[str, str]:

@@ -297,6 +297,7 @@ def test_telegram_sends_a_location_button_as_a_reply_keyboard() -> None:
     assert [[b.request_location for b in row] for row in markup.keyboard] == [[True]]
     assert location_keyboard(((Button("Yes", data="x"),),)) is None
     assert keyboard(((Button("Yes", data="x"),),), "bot") is not None
+    assert keyboard(rows, "bot") is None, "never an inline button (nor an empty row)"
 
 
 def test_a_channel_without_location_buttons_keeps_the_rest() -> None:
