@@ -24,6 +24,8 @@ from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.telegram.send import keyboard, location_keyboard
+from tests.telegram.conftest import Harness, harness  # noqa: F401 (the fixture)
+from tests.telegram.factories import GROUP, make_command
 
 START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
 STATION = "Gallagher-Iba"  # 36.1267339, -97.0643939
@@ -298,6 +300,23 @@ def test_telegram_sends_a_location_button_as_a_reply_keyboard() -> None:
     assert location_keyboard(((Button("Yes", data="x"),),)) is None
     assert keyboard(((Button("Yes", data="x"),),), "bot") is not None
     assert keyboard(rows, "bot") is None, "never an inline button (nor an empty row)"
+
+
+async def test_telegram_asks_privately_with_a_location_button_never_in_a_group(
+    harness: Harness,  # noqa: F811 (the fixture)
+) -> None:
+    share = Button("📍 Send my location now", share_location=True)
+    ask = SendText("tg:42", text="Share your live location", buttons=((share,),), private=True)
+    in_group = SendText(f"tg:{GROUP}", text="Share", buttons=((share,), (Button("OK", "ok"),)))
+    harness.conversation.replies.append([ask, in_group])
+    await harness.feed(make_command(harness.app.bot, "/status"))
+    private, group = harness.api.sent("sendMessage")
+    assert private["chat_id"] == 42 and private["reply_markup"] == {
+        "keyboard": [[{"text": "📍 Send my location now", "request_location": True}]],
+        "resize_keyboard": True,
+        "one_time_keyboard": True,
+    }
+    assert group["reply_markup"] == {"inline_keyboard": [[{"text": "OK", "callback_data": "ok"}]]}
 
 
 def test_a_channel_without_location_buttons_keeps_the_rest() -> None:
