@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
 
 from hideseek_chat.rules import pins
+from hideseek_chat.rules.decisions import GROUP, HIDERS, SEEKERS, Decision, Notify
 from hideseek_chat.rules.state import GameState, PauseReason
 
 
@@ -79,3 +80,17 @@ def is_near_station(distance_m: float, radius_m: float) -> bool:
     """Say whether a hider ``distance_m`` from the nearest station of the map is at or near
     it: within the zone's radius, so the zone around it holds them."""
     return distance_m <= radius_m
+
+
+def late_zone_notices(radius_m: float, late: bool) -> list[Decision]:
+    """What the group hears when a pending zone is fixed (``late``): that it is, not where."""
+    return [Notify(GROUP, "zone.fixed_late", {"radius_m": radius_m})] if late else []
+
+
+def live_location_asks(round_number: int) -> list[Decision]:
+    """When a round starts, every player is asked privately to share a live location for
+    the round (the referee reads it: the zone, answers, the end game, thermometers)."""
+    return [
+        Notify(HIDERS, "live.share", {"round": round_number, "hider": True}),
+        Notify(SEEKERS, "live.share", {"round": round_number, "hider": False}),
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from hideseek_chat.rules import curses, deck, questions, scoring
+from hideseek_chat.rules import curses, deck, hiding, questions, scoring
 from hideseek_chat.rules.clock import (
     active_rest_window,
     cancel,
@@ -24,7 +24,6 @@ from hideseek_chat.rules.clock import (
 from hideseek_chat.rules.decisions import (
     GROUP,
     HIDERS,
-    SEEKERS,
     Decision,
     FreezeHidingSpot,
     Notify,
@@ -285,13 +284,10 @@ def start_round(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
         "ends_at": ends,
         "minutes": minutes,
     }
-    # Every player, privately: share a live location for the round (the referee reads it).
-    live = {"round": number}
     return [
         Notify(GROUP, "round.hiding_started", params),
         Notify(HIDERS, "round.you_hide", params),
-        Notify(HIDERS, "live.share", {**live, "hider": True}),
-        Notify(SEEKERS, "live.share", {**live, "hider": False}),
+        *hiding.live_location_asks(number),
     ]
 
 
@@ -340,12 +336,10 @@ def fix_zone(
     radius = size_rules(state, ruleset).zone_radius_m
     current.zone = Zone(station_ref, station_name, lat, lon, radius, now)
     # Private: the station is the hider's secret.
-    decisions: list[Decision] = [
-        Notify(HIDERS, "zone.fixed", {"station": station_name, "radius_m": radius})
+    return [
+        Notify(HIDERS, "zone.fixed", {"station": station_name, "radius_m": radius}),
+        *hiding.late_zone_notices(radius, late),
     ]
-    if late:
-        decisions.append(Notify(GROUP, "zone.fixed_late", {"radius_m": radius}))
-    return decisions
 
 
 def move_ends(state: GameState, now: datetime) -> list[Decision]:
