@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from hideseek_chat.chat import jobs, outbox, routes
+from hideseek_chat.chat import jobs, liveness, outbox, routes
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.keyboards import open_private
@@ -84,6 +84,7 @@ class Conversation:
         # the outbox query after each of the many live-location edits. ``tick`` sets it, so
         # messages queued by another process are still found within a tick.
         self.maybe_pending = True
+        self._quiet_checked_at: datetime | None = None
 
     @property
     def uow_factory(self) -> UnitOfWorkFactory:
@@ -155,10 +156,8 @@ class Conversation:
                 ][:limit]
             for message in pending:
                 if jobs.is_job(message.decision):
-                    notices = jobs.carry_out(services, message, now)
+                    jobs.carry_out(services, message, now)
                     states.clear()
-                    if notices:
-                        deliveries.append(Delivery(0, tuple(notices)))
                     progressed = True
                     continue
                 if jobs.prepare(services, message, now):
@@ -228,6 +227,10 @@ class Conversation:
         fired = Scheduler(self.uow_factory, self.services.rulesets).run_due(now)
         for result in fired:
             self.services.states.pop(result.game_id, None)
+        checked = self._quiet_checked_at
+        if checked is None or now - checked >= liveness.CHECK_EVERY:
+            self._quiet_checked_at = now
+            liveness.check(self.uow_factory, now)  # live locations gone quiet: ask again
 
     def status_ref(self, chat: str) -> str | None:
         with self.uow_factory() as uow:

@@ -49,6 +49,8 @@ class Capabilities:
     edit_messages: bool = True
     delete_messages: bool = True  # a hider's location posted in the group can be removed
     pictures: bool = True  # a PNG (a board) can be shown instead of its fixed-width text
+    #: a button that sends the presser's location (Button.share_location) in a private chat
+    location_button: bool = True
 
 
 class Channel(Protocol):
@@ -123,8 +125,20 @@ def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbo
                 action = replace(action, slot=None)  # a new status message each time
             if action.edit_ref is not None and not capabilities.edit_messages:
                 action = replace(action, edit_ref=None)  # the next screen as a new message
+            if not capabilities.location_button:
+                action = _without_location_buttons(action)
         adapted.append(action)
     return adapted
+
+
+def _without_location_buttons(action: SendText) -> SendText:
+    """``action`` without its share-location buttons (its text says how to share)."""
+    if not any(b.share_location for row in action.buttons for b in row):
+        return action
+    rows = tuple(
+        kept for row in action.buttons if (kept := tuple(b for b in row if not b.share_location))
+    )
+    return replace(action, buttons=rows)
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -1,8 +1,11 @@
 """The referee's jobs: what must be done when an announcement is taken from the outbox,
 before anything is shown.
 
-- ``RequestZone`` (the hiding period ended): fix the zone from the hider's current pin, or
-  ask the hider privately to share one (the zone is then fixed from that pin).
+- ``RequestZone`` (the hiding period or a Move ended): fix the zone from the hider's pin at
+  that moment (``rules.hiding``), or tell the group the zone is pending and ask the hider
+  privately for a pin (the first one they send fixes it, and the group hears it is set).
+- ``CheckHidingSpot`` (the hiding period is about to end): tell the hider privately when
+  they are not near any station of the map, or ask for a location when there is none.
 - ``FreezeHidingSpot`` (the end game began): remember where the hider is.
 - ``question.incoming`` (a question reached the hider): work out and store what the pins
   say of it, and answer it when automatic answers are on and the pins are clear.
@@ -14,32 +17,40 @@ entry of a ``RequestZone``/``FreezeHidingSpot`` is marked done in the same trans
 from __future__ import annotations
 
 from contextlib import suppress
+from dataclasses import replace
 from datetime import datetime
 
 from hideseek_chat.chat import checking, sightings
-from hideseek_chat.chat.model import Outbound, SendText
-from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Services
-from hideseek_chat.rules.decisions import Decision, FreezeHidingSpot, Notify, RequestZone
+from hideseek_chat.rules import pins
+from hideseek_chat.rules.decisions import (
+    GROUP,
+    HIDERS,
+    CheckHidingSpot,
+    Decision,
+    FreezeHidingSpot,
+    Notify,
+    RequestZone,
+)
 from hideseek_chat.rules.errors import RuleViolation
-from hideseek_chat.rules.state import Phase, QuestionStatus
-from hideseek_chat.store import OutboxMessage, apply_event
+from hideseek_chat.rules.state import GameState, Phase, QuestionStatus
+from hideseek_chat.store import OutboxMessage, UnitOfWork, apply_event
 from hideseek_chat.store.chats import SpotData
 
 
 def is_job(decision: Decision) -> bool:
     """Whether ``decision`` is work for the referee rather than something to show."""
-    return isinstance(decision, RequestZone | FreezeHidingSpot)
+    return isinstance(decision, RequestZone | FreezeHidingSpot | CheckHidingSpot)
 
 
-def carry_out(services: Services, message: OutboxMessage, now: datetime) -> list[Outbound]:
-    """Do the referee's job ``message`` and mark it done; return what to tell the hider."""
+def carry_out(services: Services, message: OutboxMessage, now: datetime) -> None:
+    """Do the referee's job ``message`` and mark it done; what it has to say goes to the
+    outbox in the same transaction."""
     decision = message.decision
     with services.uow_factory() as uow:
         uow.games.lock(message.game_id)
         state = uow.games.get(message.game_id)
         current = state.current_round
-        replies: list[Outbound] = []
         wanted = getattr(decision, "round_number", None)
         if current is None or current.number != wanted:
             pass  # a round that is over: nothing left to do
@@ -48,29 +59,51 @@ def carry_out(services: Services, message: OutboxMessage, now: datetime) -> list
             if ping is not None:
                 spot = SpotData(ping.lat, ping.lon, ping.accuracy_m, now)
                 uow.chats.freeze_spot(message.game_id, current.number, spot)
+        elif isinstance(decision, CheckHidingSpot):
+            if state.phase == Phase.HIDING:
+                uow.outbox.add(
+                    message.game_id, _hiding_advice(services, uow, message, state, now), now
+                )
         elif state.phase in (Phase.SEEKING, Phase.END_GAME) and current.zone is None:
+            assert isinstance(decision, RequestZone)
             ruleset = services.ruleset(state)
-            chat = message.chat_key
-            fixed = sightings.zone_fixed(uow, services.maps, ruleset, message.game_id, state, now)
+            at = decision.at or now
+            fixed = sightings.zone_fixed(
+                uow, services.maps, ruleset, message.game_id, state, now, at
+            )
             if fixed is None:
-                replies = [
-                    SendText(
-                        p.ref,
-                        text=say(
-                            "chat.zone_no_pin", {}, services.formatter(uow, chat, state, p.ref)
-                        ),
-                        private=True,
-                    )
-                    for p in state.team_players(current.hider_team_id)
+                # Nothing to fix it from: the seekers are not left guessing, the hider is asked.
+                pending = [
+                    Notify(GROUP, "chat.zone_pending"),
+                    Notify(HIDERS, "chat.zone_pin_needed"),
                 ]
+                uow.outbox.add(message.game_id, pending, now)
             else:
-                # Refused when the zone is no longer the referee's to fix.
-                with suppress(RuleViolation):
-                    apply_event(uow, message.game_id, state, ruleset, fixed, now)
+                # A pin sent since the moment, before this job ran: the group was never told
+                # the zone was pending, so it need not hear that it is fixed.
+                with suppress(RuleViolation):  # the zone is no longer the referee's to fix
+                    apply_event(
+                        uow, message.game_id, state, ruleset, replace(fixed, late=False), now
+                    )
         uow.outbox.mark_sent(message.id, now)
         uow.commit()
     services.states.pop(message.game_id, None)
-    return replies
+
+
+def _hiding_advice(
+    services: Services, uow: UnitOfWork, message: OutboxMessage, state: GameState, now: datetime
+) -> list[Decision]:
+    """What the hider hears before the hiding period ends: where the nearest station is
+    when they are not near one, or that they must share a location; nothing when fine."""
+    game_id = message.game_id
+    ping = sightings.hider_pin(uow, game_id, state)
+    if ping is None or not pins.is_current(ping.source, ping.forwarded, ping.at, now):
+        return [Notify(HIDERS, "chat.hiding_no_pin")]
+    ruleset = services.ruleset(state)
+    advice = sightings.station_advice(
+        uow, services.maps, ruleset, game_id, state, ping.lat, ping.lon
+    )
+    return [Notify(HIDERS, "chat.hiding_far_from_station", advice)] if advice else []
 
 
 def prepare(services: Services, message: OutboxMessage, now: datetime) -> bool:

@@ -454,3 +454,9 @@ def decide_claim(game_id: int, claim_id: int, accept_label: str, refuse_label: s
             button(refuse_label, Verb.DECIDE_CLAIM, game_id, claim_id, "n"),
         ),
     )
+
+
+def share_location(fmt: Formatter) -> Rows:
+    """One button that sends the presser's current location (private chats; a channel
+    without such buttons leaves it out, the text saying how to share)."""
+    return ((Button(fmt.t(N_("📍 Send my location now")), share_location=True),),)

@@ -99,12 +99,16 @@ class Button:
     """A button under a message: presses come back as ``ButtonIn(data=...)``.
 
     ``private_link`` asks the channel for a button that opens the person's private chat
-    with the bot (a deep link on Telegram) instead of a callback.
+    with the bot (a deep link on Telegram) instead of a callback. ``share_location`` asks
+    for a button that sends the presser's current location, which comes back as a
+    ``LocationIn`` (Telegram: a reply-keyboard button, private chats only); a channel that
+    cannot offer one leaves it out (``drive.Capabilities.location_button``).
     """
 
     label: str
     data: str = ""
     private_link: bool = False
+    share_location: bool = False
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,17 @@ from hideseek_chat.store import OutboxMessage, UnitOfWork
 
 Rows = keyboards.Rows
 
+#: Notices asking for a location: with a button that sends it at once (private chats).
+LOCATION_PROMPTS = frozenset(
+    {
+        "chat.zone_pin_needed",
+        "chat.hiding_no_pin",
+        "live.share",
+        "chat.live_ended",
+        "chat.live_quiet",
+    }
+)
+
 #: Notices after which a team sees its hand again, with its buttons.
 HAND_NOTICES = frozenset(
     {"draw.kept", "hand.discarded", "hand.expanded", "card.duplicated", "hand.over_limit"}
@@ -162,6 +173,8 @@ def _compose(
         buttons = _curse_buttons(services.ruleset(state), game_id, params, fmt)
     elif key == "round.next_you_hide":
         buttons = keyboards.start_hiding(game_id, fmt)
+    elif key in LOCATION_PROMPTS:
+        buttons = keyboards.share_location(fmt)
     elif key == "question.answered" and params.get("answer") == "photo" and params.get("detail"):
         photo = str(params["detail"])
     note = _check_note(uow, game_id, state, key, params, fmt)

@@ -16,7 +16,7 @@ from typing import Any
 
 from hideseek_chat import geo
 from hideseek_chat.geo import MapIndex, Pin, PinSource
-from hideseek_chat.rules import pins
+from hideseek_chat.rules import hiding, pins
 from hideseek_chat.rules.events import EndGameStarted, ThermometerFinished, ZoneFixed
 from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset
 from hideseek_chat.rules.state import GameState, Question
@@ -69,18 +69,32 @@ def latest_before(pings: Sequence[Ping], at: datetime) -> Ping | None:
 
 
 def zone_fixed(
-    index: MapIndex | None, hider: Ping | None, radius_m: float, now: datetime
+    index: MapIndex | None, hider: Ping | None, radius_m: float, late: bool = False
 ) -> ZoneFixed | None:
-    """The zone around the station nearest the hider's current pin; None when there is no
-    current pin, no map or no station in reach (it is fixed from a later pin then)."""
-    if hider is None or index is None or not is_current(hider, now):
+    """The zone around the station nearest ``hider`` (the pin ``rules.hiding.zone_pin``
+    chose); None when there is no pin, no map or no station on it."""
+    if hider is None or index is None:
         return None
     try:
         zone = geo.choose_zone(index, pin_of(hider), radius_m)
     except geo.ZoneError:
         return None
     station = zone.station
-    return ZoneFixed(None, station.id, station.name, station.lat, station.lon)
+    return ZoneFixed(None, station.id, station.name, station.lat, station.lon, late)
+
+
+def far_from_stations(
+    index: MapIndex | None, lat: float, lon: float, radius_m: float
+) -> tuple[geo.Station, float] | None:
+    """The map's nearest station and its distance when a hider at (``lat``, ``lon``) is not
+    near any station (``rules.hiding.is_near_station``); None when they are, or without a
+    map or stations. Hider-only."""
+    if index is None:
+        return None
+    nearest = index.nearest_station(lat, lon)
+    if nearest is None or hiding.is_near_station(nearest.distance_m, radius_m):
+        return None
+    return nearest.item, nearest.distance_m
 
 
 def end_game_started(

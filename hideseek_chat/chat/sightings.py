@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from datetime import datetime
+from typing import Any
 
 from hideseek_chat.chat import referee
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.geo import MapIndex, distance_m
+from hideseek_chat.rules import hiding
 from hideseek_chat.rules.events import ZoneFixed
 from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.scale import size_rules
@@ -119,13 +121,57 @@ def map_index(uow: UnitOfWork, maps: Maps, game_id: int) -> MapIndex | None:
     return maps.index(uow, uow.chats.prefs(uow.games.chat_key(game_id)).map_name)
 
 
+def hider_pins(uow: UnitOfWork, game_id: int, state: GameState, n: int = 50) -> list[Ping]:
+    """The hiding team's newest ``n`` pins each, merged, newest first."""
+    hider = state.hider_team_id()
+    if hider is None:
+        return []
+    found = [
+        ping
+        for player in state.team_players(hider)
+        for ping in last_pins(uow, game_id, player.id, n)
+    ]
+    return sorted(found, key=lambda ping: ping.at, reverse=True)
+
+
 def zone_fixed(
-    uow: UnitOfWork, maps: Maps, ruleset: Ruleset, game_id: int, state: GameState, now: datetime
+    uow: UnitOfWork,
+    maps: Maps,
+    ruleset: Ruleset,
+    game_id: int,
+    state: GameState,
+    now: datetime,
+    moment: datetime | None = None,
 ) -> ZoneFixed | None:
-    """The zone from the hider's newest pin, or None when it cannot be fixed yet."""
+    """The zone from the hider's pin at ``moment`` (default: when the current zone was to
+    be fixed), else from their first pin after it (``rules.hiding.zone_pin``); None when it
+    cannot be fixed yet."""
+    at = moment or hiding.zone_moment(state) or now
+    chosen = hiding.zone_pin(hider_pins(uow, game_id, state), at, ruleset.zone_pin_max_age_min)
+    if chosen is None:
+        return None
+    ping, late = chosen
     radius = size_rules(state, ruleset).zone_radius_m
-    hider = hider_pin(uow, game_id, state)
-    return referee.zone_fixed(map_index(uow, maps, game_id), hider, radius, now)
+    return referee.zone_fixed(map_index(uow, maps, game_id), ping, radius, late)
+
+
+def station_advice(
+    uow: UnitOfWork,
+    maps: Maps,
+    ruleset: Ruleset,
+    game_id: int,
+    state: GameState,
+    lat: float,
+    lon: float,
+) -> dict[str, Any] | None:
+    """The params of ``hiding.far_from_station`` when a hider at (``lat``, ``lon``) is not
+    near any station of the map; None when they are (or the map cannot tell). Hider-only."""
+    radius = size_rules(state, ruleset).zone_radius_m
+    far = referee.far_from_stations(map_index(uow, maps, game_id), lat, lon, radius)
+    if far is None:
+        return None
+    station, distance = far
+    return {"station": station.name, "distance_m": distance, "radius_m": radius}
 
 
 def suggestion(

@@ -205,6 +205,13 @@ class Turn:
             return False
         return True
 
+    def announce(self, decisions: list[Decision]) -> None:
+        """Write notices the chat layer decided (no engine event) to the game's outbox in
+        this turn."""
+        self.uow.outbox.add(self.game_id, decisions, self.msg.at)
+        self._wrote = True
+        self.applied.extend(decisions)
+
     def wrote(self) -> None:
         """Say that the handler wrote to the store: the turn commits and remembers the update."""
         self._wrote = True

@@ -34,8 +34,9 @@ from hideseek_chat.chat.model import (
 )
 
 GROUP = "console:group"
-#: What the console can show: everything but pictures.
-CAPABILITIES = Capabilities(pictures=False)
+#: What the console can show: everything but pictures and a button that sends a location
+#: (a person at the table shares one with ``pin``).
+CAPABILITIES = Capabilities(pictures=False, location_button=False)
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -24,6 +25,7 @@ class Audience:
 
 GROUP = Audience(AudienceKind.GROUP)
 HIDERS = Audience(AudienceKind.HIDERS)
+SEEKERS = Audience(AudienceKind.SEEKERS)
 
 
 def to_player(player_id: int) -> Audience:
@@ -51,7 +53,18 @@ class Notify(Decision):
 
 @dataclass(frozen=True)
 class RequestZone(Decision):
-    """Fix the hider's zone now: nearest station to the hider's position (or ask them)."""
+    """Fix the hider's zone: the station nearest the hider's pin at ``at`` (the end of the
+    hiding period or of a Move; ``rules.hiding``), or tell the seekers it is pending and ask
+    the hider for a pin."""
+
+    round_number: int
+    at: datetime | None = None  # None (older entries): when the job runs
+
+
+@dataclass(frozen=True)
+class CheckHidingSpot(Decision):
+    """Before the hiding period ends: tell the hider privately when they are not near any
+    station of the map (and which is nearest), or ask for a pin when there is none."""
 
     round_number: int
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from hideseek_chat.rules import curses, deck, lifecycle, powerups, questions, teams
-from hideseek_chat.rules.decisions import GROUP, HIDERS, Decision, Notify
+from hideseek_chat.rules.decisions import GROUP, HIDERS, CheckHidingSpot, Decision, Notify
 from hideseek_chat.rules.errors import (
     GamePausedError,
     NotAllowed,
@@ -157,9 +157,11 @@ def _deadline(
     kind = deadline.kind
     if kind == DeadlineKind.HIDING_REMINDER:
         params: dict[str, Any] = {"minutes": lifecycle.HIDING_REMINDER_BEFORE.total_seconds() / 60}
+        assert deadline.round_number is not None
         return [
             Notify(HIDERS, "round.hiding_reminder", params),
             Notify(GROUP, "round.hiding_reminder_group", params),
+            CheckHidingSpot(deadline.round_number),
         ]
     if kind == DeadlineKind.HIDING_ENDS:
         return lifecycle.hiding_ends(state, ruleset, now)
@@ -253,7 +255,9 @@ def _on_resume(
 
 def _on_zone(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:
     assert isinstance(e, ZoneFixed)
-    return lifecycle.fix_zone(s, r, p, e.station_ref, e.station_name, e.lat, e.lon, now)
+    return lifecycle.fix_zone(
+        s, r, p, e.station_ref, e.station_name, e.lat, e.lon, now, late=e.late
+    )
 
 
 def _on_end_game(

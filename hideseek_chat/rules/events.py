@@ -109,6 +109,8 @@ class ZoneFixed(Event):
     station_name: str
     lat: float
     lon: float
+    #: fixed from a pin sent after the hiding period (the seekers were told it was pending)
+    late: bool = False
 
 
 @dataclass(frozen=True)

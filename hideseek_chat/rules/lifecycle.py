@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from hideseek_chat.rules import curses, deck, questions, scoring
+from hideseek_chat.rules import curses, deck, hiding, questions, scoring
 from hideseek_chat.rules.clock import (
     active_rest_window,
     cancel,
@@ -289,7 +289,11 @@ def start_round(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
         "ends_at": ends,
         "minutes": minutes,
     }
-    return [Notify(GROUP, "round.hiding_started", params), Notify(HIDERS, "round.you_hide", params)]
+    return [
+        Notify(GROUP, "round.hiding_started", params),
+        Notify(HIDERS, "round.you_hide", params),
+        *hiding.live_location_asks(number),
+    ]
 
 
 def hiding_ends(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decision]:
@@ -300,7 +304,7 @@ def hiding_ends(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
     radius = size_rules(state, ruleset).zone_radius_m
     return [
         Notify(GROUP, "round.seeking_started", {"round": current.number, "radius_m": radius}),
-        RequestZone(current.number),
+        RequestZone(current.number, now),
     ]
 
 
@@ -313,8 +317,11 @@ def fix_zone(
     lat: float,
     lon: float,
     now: datetime,
+    *,
+    late: bool = False,
 ) -> list[Decision]:
-    """Centre the hider's zone on a station (after the hiding period or a Move)."""
+    """Centre the hider's zone on a station (after the hiding period or a Move); ``late``
+    when the seekers were told it was pending (they hear it is fixed, not where)."""
     if state.phase not in (Phase.SEEKING, Phase.END_GAME):
         raise WrongPhase("the zone is fixed when the hiding period ends", key="error.zone_phase")
     if player is not None and not state.is_hider(player.id):
@@ -334,7 +341,10 @@ def fix_zone(
     radius = size_rules(state, ruleset).zone_radius_m
     current.zone = Zone(station_ref, station_name, lat, lon, radius, now)
     # Private: the station is the hider's secret.
-    return [Notify(HIDERS, "zone.fixed", {"station": station_name, "radius_m": radius})]
+    return [
+        Notify(HIDERS, "zone.fixed", {"station": station_name, "radius_m": radius}),
+        *hiding.late_zone_notices(radius, late),
+    ]
 
 
 def move_ends(state: GameState, now: datetime) -> list[Decision]:
@@ -344,7 +354,7 @@ def move_ends(state: GameState, now: datetime) -> list[Decision]:
     if pause is not None:
         pause.end = now
     state.phase = Phase.SEEKING
-    return [Notify(GROUP, "move.ended", {}), RequestZone(current.number)]
+    return [Notify(GROUP, "move.ended", {}), RequestZone(current.number, now)]
 
 
 def start_end_game(state: GameState, player: Player | None, now: datetime) -> list[Decision]:

@@ -190,6 +190,14 @@ class CardDef:
     curse: CurseRules | None = None
 
 
+#: Default for ``Ruleset.zone_pin_max_age_min``: a hider's pin this old still fixes the zone
+#: at the end of the hiding period (a live location sends no edit while its phone is still;
+#: a one-off pin counts for ``rules.pins.MAX_PIN_AGE`` at most).
+ZONE_PIN_MAX_AGE_MIN = 60.0
+#: The longest ``zone_pin_max_age_min`` a ruleset may set: as long as a live location counts.
+ZONE_PIN_MAX_AGE_LIMIT_MIN = 120.0
+
+
 @dataclass(frozen=True)
 class Ruleset:
     name: str
@@ -208,6 +216,8 @@ class Ruleset:
     questions: tuple[QuestionDef, ...]
     cards: tuple[CardDef, ...]
     path: str = ""
+    #: the hider's pin that fixes the zone when the hiding period ends may be this old
+    zone_pin_max_age_min: float = ZONE_PIN_MAX_AGE_MIN
     _questions_by_id: dict[str, QuestionDef] = field(
         default_factory=dict, repr=False, compare=False
     )

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hideseek_chat.rules.ruleset import (
+    ZONE_PIN_MAX_AGE_LIMIT_MIN,
+    ZONE_PIN_MAX_AGE_MIN,
     CardDef,
     CardKind,
     CastingCost,
@@ -321,6 +323,13 @@ def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
     max_road = rules.distance("hiding_spot_max_road_distance")
     global_multiplier = rules.number("global_multiplier", 5)
     global_hiding = rules.number("global_hiding_period_min", 1440)
+    zone_pin_age = rules.number("zone_pin_max_age_min", ZONE_PIN_MAX_AGE_MIN)
+    if zone_pin_age > ZONE_PIN_MAX_AGE_LIMIT_MIN:
+        raise rules.fail(
+            "zone_pin_max_age_min",
+            f"at most {ZONE_PIN_MAX_AGE_LIMIT_MIN:g} minutes: an older pin says nothing of "
+            "where the hider is when the hiding period ends",
+        )
     rules.done()
 
     sizes = _read_sizes(top)
@@ -353,6 +362,7 @@ def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
         hiding_spot_max_road_m=max_road,
         global_multiplier=global_multiplier,
         global_hiding_period_min=global_hiding,
+        zone_pin_max_age_min=zone_pin_age,
         sizes=sizes,
         categories=categories,
         questions=tuple(questions),

@@ -170,6 +170,23 @@ class Outbox:
             for row, chat_key in self.session.execute(query)
         ]
 
+    def notified_since(
+        self, game_id: int, player_id: int, keys: Iterable[str], since: datetime
+    ) -> bool:
+        """Whether a notice with one of ``keys`` was addressed to ``player_id`` alone after
+        ``since`` (sent or not)."""
+        query = (
+            select(OutboxRow.id)
+            .where(
+                OutboxRow.game_id == game_id,
+                OutboxRow.audience_player_id == player_id,
+                OutboxRow.key.in_(list(keys)),
+                OutboxRow.created_at > since,
+            )
+            .limit(1)
+        )
+        return self.session.scalar(query) is not None
+
     def mark_sent(self, message_id: int, now: datetime) -> None:
         row = self.session.get(OutboxRow, message_id)
         if row is None:

@@ -7,6 +7,7 @@ and inserts new rows, updates changed ones and deletes removed ones. It never co
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from hideseek_chat.rules.state import GameState
+from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store.mapping import (
     STATE_TABLES,
     row_key,
@@ -109,6 +110,11 @@ class GameRepository:
             raise GameNotFound(game_id)
         self._rows[game_id] = loaded
         return state_from_rows({model: rows.values() for model, rows in loaded.items()})
+
+    def in_phases(self, phases: Iterable[Phase]) -> list[int]:
+        """The ids of the games now in one of ``phases``, oldest first."""
+        query = select(GameRow.id).where(GameRow.phase.in_(list(phases))).order_by(GameRow.id)
+        return list(self.session.scalars(query))
 
     def chat_key(self, game_id: int) -> str:
         key = self.session.scalar(

@@ -17,6 +17,7 @@ from hideseek_chat.rules import events as events_module
 from hideseek_chat.rules.decisions import (
     Audience,
     AudienceKind,
+    CheckHidingSpot,
     Decision,
     FreezeHidingSpot,
     Notify,
@@ -52,7 +53,7 @@ _ENUMS: dict[str, type[StrEnum]] = {
     )
 }
 _DECISIONS: dict[str, type[Decision]] = {
-    cls.__name__: cls for cls in (Notify, RequestZone, FreezeHidingSpot)
+    cls.__name__: cls for cls in (Notify, RequestZone, FreezeHidingSpot, CheckHidingSpot)
 }
 
 

@@ -15,7 +15,14 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    KeyboardButton,
+    ReplyKeyboardMarkup,
+    ReplyParameters,
+)
 from telegram.constants import MessageLimit, ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
@@ -122,7 +129,9 @@ async def _send_text(
         elif action.edit_ref is not None and await _edit(bot, action, chat_id, markup):
             return
         else:
-            await _send_message(bot, action, chat_id, markup)
+            # Telegram offers a location button in private chats only (user ids are > 0).
+            located = location_keyboard(action.buttons) if chat_id > 0 else None
+            await _send_message(bot, action, chat_id, located or markup)
     except (Forbidden, BadRequest) as err:
         private = action.private or chat_id > 0  # Telegram's user ids are positive
         if private and (isinstance(err, Forbidden) or "chat not found" in str(err).lower()):
@@ -131,7 +140,10 @@ async def _send_text(
 
 
 async def _send_message(
-    bot: Bot, action: SendText, chat_id: int, markup: InlineKeyboardMarkup | None
+    bot: Bot,
+    action: SendText,
+    chat_id: int,
+    markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | None,
 ) -> None:
     reply = (
         ReplyParameters(message_id=int(action.reply_to), allow_sending_without_reply=True)
@@ -253,21 +265,39 @@ async def _edit_buttons(bot: Bot, action: EditButtons) -> None:
         log.info("could not edit the buttons of %s in %s: %s", action.message_ref, action.to, err)
 
 
-def keyboard(rows: Sequence[Sequence[Button]], bot_username: str) -> InlineKeyboardMarkup | None:
-    """Build the inline keyboard; a ``private_link`` button opens the bot's private chat."""
-    if not rows:
+
+def location_keyboard(rows: Sequence[Sequence[Button]]) -> ReplyKeyboardMarkup | None:
+    """A reply keyboard of the ``share_location`` buttons (one tap sends the person's
+    location; Telegram offers it in private chats only), or None when there are none.
+
+    Telegram cannot mix it with inline buttons: a message with one gets only these.
+    """
+    wanted = [[b for b in row if b.share_location] for row in rows]
+    wanted = [row for row in wanted if row]
+    if not wanted:
         return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(b.label, url=f"https://t.me/{bot_username}?start=hi")
-                if b.private_link
-                else InlineKeyboardButton(b.label, callback_data=b.data or b.label)
-                for b in row
-            ]
-            for row in rows
-        ]
+    return ReplyKeyboardMarkup(
+        [[KeyboardButton(b.label, request_location=True) for b in row] for row in wanted],
+        resize_keyboard=True,
+        one_time_keyboard=True,
     )
+
+
+def keyboard(rows: Sequence[Sequence[Button]], bot_username: str) -> InlineKeyboardMarkup | None:
+    """Build the inline keyboard; a ``private_link`` button opens the bot's private chat.
+    ``share_location`` buttons are not inline buttons (``location_keyboard``)."""
+    inline = [
+        [
+            InlineKeyboardButton(b.label, url=f"https://t.me/{bot_username}?start=hi")
+            if b.private_link
+            else InlineKeyboardButton(b.label, callback_data=b.data or b.label)
+            for b in row
+            if not b.share_location
+        ]
+        for row in rows
+    ]
+    inline = [row for row in inline if row]
+    return InlineKeyboardMarkup(inline) if inline else None
 
 
 def _split(text: str, limit: int) -> tuple[str, str]:

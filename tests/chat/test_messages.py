@@ -354,7 +354,8 @@ def _standard_game() -> Game:
     game.do(GameResumed(game.hider))
     game.do(CardPlayed(game.hider, game.give("move")))
     game.advance(minutes=game.ruleset.sizes[Size.SMALL].move_period_min)
-    game.do(ZoneFixed(None, "stop-77", STATION_AFTER_MOVE, LAT + 0.01, LON))
+    # fixed from the first pin after the Move (none at its end): the group hears it is set
+    game.do(ZoneFixed(None, "stop-77", STATION_AFTER_MOVE, LAT + 0.01, LON, late=True))
     game.advance(minutes=15)
     game.do(EndGameStarted(seeker))
     game.do(CatchClaimed(seeker, distance_m=1.5))

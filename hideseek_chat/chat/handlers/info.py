@@ -3,9 +3,10 @@ round's questions, answers and checks)."""
 
 from __future__ import annotations
 
-from hideseek_chat.chat import sightings, texts
+from hideseek_chat.chat import liveness, sightings, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.model import Outbound
+from hideseek_chat.chat.texts.notices_zone import silent_seekers
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.rules.errors import NotAllowed
 from hideseek_chat.rules.state import GameState, Round
@@ -28,7 +29,11 @@ def track(turn: Turn, args: Args) -> list[Outbound]:
     if player is None or not turn.state.is_hider(player.id):
         raise NotAllowed("only the hider tracks the seekers", key="error.only_hider")
     rows = sightings.seekers_seen_by(turn.uow, turn.game_id, turn.state, player.id)
-    return [turn.reply(texts.track_text(turn.state, turn.fmt, turn.msg.at, rows))]
+    text = texts.track_text(turn.state, turn.fmt, turn.msg.at, rows)
+    silent = liveness.silent_seekers(turn.uow, turn.game_id, turn.state, turn.msg.at)
+    if silent:
+        text = f"{text}\n\n{silent_seekers(silent, turn.fmt)}"
+    return [turn.reply(text)]
 
 
 def review(turn: Turn, args: Args) -> list[Outbound]:

@@ -1,20 +1,25 @@
 """Locations: a live location, a one-off pin, or coordinates and map links typed as text.
 
 Each is stored as a pin of the player who sent it; then the referee says what it
-establishes (``referee``: the zone from the hider's first current pin, the end game from a
-seeker's live location inside the zone, a thermometer finished), and those facts are
-applied in the same turn. A hider's location posted in the group is deleted at once.
+establishes (``referee``: the zone from the hider's first pin after the hiding period when
+they had none then, the end game from a seeker's live location inside the zone, a
+thermometer finished), and those facts are applied in the same turn. A hider's location
+posted in the group is deleted at once. While hiding, a hider who sends a location far
+from every station of the map is told privately which station is nearest. A live location
+that stops during a round is asked for again.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from hideseek_chat.chat import referee, sightings
+from hideseek_chat.chat import liveness, referee, sightings
 from hideseek_chat.chat.model import ChatKind, DeleteMessage, LocationIn, Outbound, TextIn
+from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.geo import PinRejected, parse_pin_text
 from hideseek_chat.rules import pins
+from hideseek_chat.rules.decisions import Notify, to_player
 from hideseek_chat.rules.events import Event
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound
@@ -23,6 +28,7 @@ from hideseek_chat.store import GameNotFound
 def location(turn: Turn, msg: LocationIn) -> list[Outbound]:
     """A shared location (live or not) from the chat's channel."""
     if msg.live_ended:
+        _live_ended(turn)
         return []
     source = "live" if msg.live else "pin"
     return _record(turn, msg.lat, msg.lon, msg.accuracy_m, source, msg.forwarded)
@@ -69,6 +75,12 @@ def _record(
     for event in facts(turn, state, target.player_id, msg.at, (lat, lon)):
         turn.establish(event)
     replies: list[Outbound] = []
+    if (
+        is_hider
+        and state.phase == Phase.HIDING
+        and not (isinstance(msg, LocationIn) and msg.edited)
+    ):
+        replies.extend(_station_advice(turn, state, lat, lon))
     if is_hider and msg.kind == ChatKind.GROUP:
         if msg.message_ref:
             replies.append(DeleteMessage(msg.chat, message_ref=msg.message_ref))
@@ -76,6 +88,38 @@ def _record(
     if not isinstance(msg, LocationIn) or (not msg.live and turn.is_private):
         replies.append(turn.reply(turn.say("chat.pin_saved")))
     return replies
+
+
+def _station_advice(turn: Turn, state: GameState, lat: float, lon: float) -> list[Outbound]:
+    """Tell the hiding team, privately, when this pin is not near any station of the map."""
+    services = turn.services
+    advice = sightings.station_advice(
+        turn.uow, services.maps, services.ruleset(state), turn.game_id, state, lat, lon
+    )
+    if advice is None:
+        return []
+    hider_team = state.hider_team_id()
+    assert hider_team is not None
+    return [
+        turn.to_person(p.ref, say("chat.hiding_far_from_station", advice, turn.formatter(p.ref)))
+        for p in state.team_players(hider_team)
+    ]
+
+
+def _live_ended(turn: Turn) -> None:
+    """A player stopped sharing their live location during a round: ask them to share it
+    again (through the outbox, which also keeps ``liveness`` from asking twice)."""
+    try:
+        chat = turn.game_chat()
+    except GameNotFound:
+        return
+    target = turn.uow.pings.target(chat, turn.msg.sender.ref)
+    if target is None:
+        return
+    state = turn.services.state_at(turn.uow, target.game_id, target.last_event_id)
+    turn.use_state(target.game_id, state)
+    if liveness.is_round_running(state):
+        turn.announce([Notify(to_player(target.player_id), "chat.live_ended")])
 
 
 def facts(

@@ -46,6 +46,7 @@ from hideseek_chat.chat.texts import (
     curse_reports,
     notices_game,
     notices_play,
+    notices_zone,
     refusals,
 )
 from hideseek_chat.chat.texts.answers import (
@@ -185,7 +186,14 @@ __all__ = [
     "why_no_answer",
 ]
 
-_MODULES = (conversation, curse_reports, notices_game, notices_play, refusals)  # for their texts
+_MODULES = (  # for their texts
+    conversation,
+    curse_reports,
+    notices_game,
+    notices_play,
+    notices_zone,
+    refusals,
+)
 
 
 def _with_prefix(*prefixes: str) -> frozenset[str]:

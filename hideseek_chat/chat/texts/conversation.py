@@ -124,10 +124,6 @@ plain_texts(
         "chat.language_now": N_("I speak English here. Languages: {choices}"),
         "chat.language_unknown": N_("I don't speak “{word}”. Languages: {choices}"),
         "chat.units_set": N_("Distances will be shown in {units}."),
-        "chat.zone_no_pin": N_(
-            "⏰ The hiding period is over, but I don't know where you are. Share your live "
-            "location with me now so I can fix your zone."
-        ),
         "chat.catch_too_far": N_(
             "Your location is nowhere near the hider's. Get closer, check that your live "
             "location is on, then send /found again."
