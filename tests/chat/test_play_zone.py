@@ -283,6 +283,7 @@ def test_no_one_is_asked_once_the_game_is_over(
     _, (s1, _) = begin(table)
     table.pin(s1, *SEEKERS_START)
     table.send("Alice", "/abort")
+    table.press("Alice", "Yes, end the game")
     assert state_of(uow_factory, table).phase == Phase.GAME_OVER
     stop_sharing(table, s1, *SEEKERS_START)
     table.wait(timedelta(hours=3))

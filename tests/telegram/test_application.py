@@ -47,6 +47,8 @@ async def test_the_command_menus_are_set_on_startup_one_per_kind_of_chat(
             "found",
             "endgame",
             "cleared",
+            "penalty",
+            "lost",
             "pause",
             "resume",
             "status",
