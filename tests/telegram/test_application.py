@@ -33,6 +33,8 @@ async def test_the_command_menu_is_set_on_startup(harness: Harness) -> None:
         "found",
         "endgame",
         "cleared",
+        "penalty",
+        "lost",
         "pause",
         "resume",
         "status",
