@@ -147,6 +147,8 @@ def test_over_the_limit_the_hider_is_prompted_and_nobody_waits(
     buttons = labels(prompt)
     assert "▶️ Curse of the Zoologist" in buttons
     assert sum(label.startswith("🗑") for label in buttons) == 7
+    # The hand and its buttons come once, with the prompt (not also under "Into your hand").
+    assert [line.id for line in table.said(hider, since=mark) if line.buttons] == [prompt.id]
     # The group hears only that the hider is sorting cards.
     group = "\n".join(line.text for line in table.said(since=mark))
     assert "The hider is sorting their cards" in group
