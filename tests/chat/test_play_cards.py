@@ -262,7 +262,7 @@ def test_a_seeker_reports_the_lemon_fell_and_the_hider_confirms_the_bonus(
     give_cards(uow_factory, table, "lemon-phylactery", "veto")
     cast_from_hand(table, hider, "Curse of the Lemon Phylactery", "Veto")
     cast = next(line for line in reversed(table.said()) if "Lemon" in line.text)
-    assert "⏱️ It struck: +30 min" in labels(cast) and "✅ Curse done" in labels(cast)
+    assert "⏱️ Report the bonus: +30 min" in labels(cast) and "✅ Curse done" in labels(cast)
     table.press(s1, "Curse done")  # the lemons are on; a lemon can still fall later
 
     # The hider cannot award themselves the bonus.
@@ -271,7 +271,7 @@ def test_a_seeker_reports_the_lemon_fell_and_the_hider_confirms_the_bonus(
     assert state_of(uow_factory, table).current_round.penalty_minutes == 0  # type: ignore[union-attr]
 
     # A seeker reports; the group hears it is reported, the hider confirms in private.
-    table.press(s2, "It struck")
+    table.press(s2, "Report the bonus")
     assert "Reported: the Curse of the Lemon Phylactery struck" in table.said()[-1].text
     confirm = table.said(hider)[-1]
     assert f"{s2} reports that the Curse of the Lemon Phylactery struck" in confirm.text
