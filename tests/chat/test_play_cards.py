@@ -187,24 +187,21 @@ def test_the_draw_earned_while_over_the_limit_waits_for_the_discard(
 # ----------------------------------------------------------------- 5. time bonus minutes
 
 
-def test_time_bonuses_show_their_minutes_and_twins_are_numbered(
+def test_time_bonuses_show_their_minutes_in_the_hand_and_the_keep_buttons(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
     hider, (s1, _s2) = seeking(table, size="large")
     give_cards(uow_factory, table, "time-bonus-6")
-    # Tentacles: draw 4, keep 2; two identical time bonuses among them.
-    top_of_deck(uow_factory, table, "time-bonus-4", "time-bonus-4", "veto", "time-bonus-2")
-    table.send(s1, "/hand")  # a seeker holds no cards, but the hider's /hand:
+    top_of_deck(uow_factory, table, "time-bonus-4", "veto")  # a radar draws 2, keeps 1
     table.send(hider, "/hand", private=True)
     hand = table.said(hider)[-1]
-    assert "Time bonus (+15 min)" in hand.text  # large game: 15 minutes
+    assert "Time bonus (+15 min)" in hand.text  # a large game: 15 minutes, not 6
     assert "🗑 Time bonus (+15 min)" in labels(hand)
 
     table.send(s1, "/ask radar 2km")
     table.press(hider, "No")
     offer = table.said(hider)[-1]
-    keep = labels(offer)
-    assert any("Time bonus (+10 min)" in label for label in keep), keep
+    assert "🃏 Time bonus (+10 min)" in labels(offer) and "🃏 Veto" in labels(offer)
     table.press(hider, "🃏 Time bonus (+10 min)")
     hand = table.said(hider)[-1]
     assert "Time bonus (+10 min)" in hand.text and "Time bonus (+15 min)" in hand.text
