@@ -18,7 +18,7 @@ from hideseek_chat.chat.model import Outbound, SendText
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules.curses import is_clearable
 from hideseek_chat.rules.decisions import AudienceKind, Notify
-from hideseek_chat.rules.deck import card_minutes, hand_limit
+from hideseek_chat.rules.deck import card_minutes, hand_limit, over_limit
 from hideseek_chat.rules.ruleset import Category, CurseEffect, PowerupEffect, Ruleset
 from hideseek_chat.rules.state import CardZone, GameState, QuestionStatus
 from hideseek_chat.store import OutboxMessage, UnitOfWork
@@ -165,8 +165,10 @@ def _compose(
         buttons = keyboards.keep_cards(game_id, params, fmt, labels)
     elif key in HAND_NOTICES and notify.to.team_id is not None:
         ruleset = services.ruleset(state)
-        hand, buttons = hand_view(state, ruleset, game_id, notify.to.team_id, fmt)
-        text = f"{text}\n\n{hand}"
+        # Kept over the limit: the prompt that follows shows the hand with its buttons.
+        if key != "draw.kept" or not over_limit(state, ruleset, notify.to.team_id):
+            hand, buttons = hand_view(state, ruleset, game_id, notify.to.team_id, fmt)
+            text = f"{text}\n\n{hand}"
     elif key == "catch.confirm":
         buttons = keyboards.confirm_catch(game_id, fmt)
     elif key == "curse.cast":

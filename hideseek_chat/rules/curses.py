@@ -321,11 +321,14 @@ def clear(
 def report_loss(
     state: GameState, ruleset: Ruleset, player: Player, curse_id: int, now: datetime
 ) -> list[Decision]:
-    """Count a lost curse game: reported by a seeker, or confirmed by the hider (who played
-    it) or the admin."""
-    if state.is_hider(player.id) or is_admin(state, player):
-        curse = _active_curse(state, curse_id)
-    else:
+    """Count a lost curse game: reported by a seeker, or confirmed by whoever played it
+    against them (the hider; in the points mode the casting team) or the admin."""
+    curse = _active_curse(state, curse_id)
+    caster = state.settings.mode == Mode.TEAMS_POINTS and curse.target_team_id not in (
+        None,
+        player.team_id,
+    )
+    if not (state.is_hider(player.id) or is_admin(state, player) or caster):
         curse = _seeker_curse(state, player, curse_id)
     rules = rules_of(ruleset, curse)
     if rules.effect != CurseEffect.HANGMAN or rules.losses_to_clear is None:

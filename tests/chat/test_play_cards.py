@@ -147,6 +147,8 @@ def test_over_the_limit_the_hider_is_prompted_and_nobody_waits(
     buttons = labels(prompt)
     assert "▶️ Curse of the Zoologist" in buttons
     assert sum(label.startswith("🗑") for label in buttons) == 7
+    # The hand and its buttons come once, with the prompt (not also under "Into your hand").
+    assert [line.id for line in table.said(hider, since=mark) if line.buttons] == [prompt.id]
     # The group hears only that the hider is sorting cards.
     group = "\n".join(line.text for line in table.said(since=mark))
     assert "The hider is sorting their cards" in group
@@ -185,24 +187,21 @@ def test_the_draw_earned_while_over_the_limit_waits_for_the_discard(
 # ----------------------------------------------------------------- 5. time bonus minutes
 
 
-def test_time_bonuses_show_their_minutes_and_twins_are_numbered(
+def test_time_bonuses_show_their_minutes_in_the_hand_and_the_keep_buttons(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
     hider, (s1, _s2) = seeking(table, size="large")
     give_cards(uow_factory, table, "time-bonus-6")
-    # Tentacles: draw 4, keep 2; two identical time bonuses among them.
-    top_of_deck(uow_factory, table, "time-bonus-4", "time-bonus-4", "veto", "time-bonus-2")
-    table.send(s1, "/hand")  # a seeker holds no cards, but the hider's /hand:
+    top_of_deck(uow_factory, table, "time-bonus-4", "veto")  # a radar draws 2, keeps 1
     table.send(hider, "/hand", private=True)
     hand = table.said(hider)[-1]
-    assert "Time bonus (+15 min)" in hand.text  # large game: 15 minutes
+    assert "Time bonus (+15 min)" in hand.text  # a large game: 15 minutes, not 6
     assert "🗑 Time bonus (+15 min)" in labels(hand)
 
     table.send(s1, "/ask radar 2km")
     table.press(hider, "No")
     offer = table.said(hider)[-1]
-    keep = labels(offer)
-    assert any("Time bonus (+10 min)" in label for label in keep), keep
+    assert "🃏 Time bonus (+10 min)" in labels(offer) and "🃏 Veto" in labels(offer)
     table.press(hider, "🃏 Time bonus (+10 min)")
     hand = table.said(hider)[-1]
     assert "Time bonus (+10 min)" in hand.text and "Time bonus (+15 min)" in hand.text
@@ -260,7 +259,7 @@ def test_a_seeker_reports_the_lemon_fell_and_the_hider_confirms_the_bonus(
     give_cards(uow_factory, table, "lemon-phylactery", "veto")
     cast_from_hand(table, hider, "Curse of the Lemon Phylactery", "Veto")
     cast = next(line for line in reversed(table.said()) if "Lemon" in line.text)
-    assert "⏱️ It struck: +30 min" in labels(cast) and "✅ Curse done" in labels(cast)
+    assert "⏱️ Report the bonus: +30 min" in labels(cast) and "✅ Curse done" in labels(cast)
     table.press(s1, "Curse done")  # the lemons are on; a lemon can still fall later
 
     # The hider cannot award themselves the bonus.
@@ -269,7 +268,7 @@ def test_a_seeker_reports_the_lemon_fell_and_the_hider_confirms_the_bonus(
     assert state_of(uow_factory, table).current_round.penalty_minutes == 0  # type: ignore[union-attr]
 
     # A seeker reports; the group hears it is reported, the hider confirms in private.
-    table.press(s2, "It struck")
+    table.press(s2, "Report the bonus")
     assert "Reported: the Curse of the Lemon Phylactery struck" in table.said()[-1].text
     confirm = table.said(hider)[-1]
     assert f"{s2} reports that the Curse of the Lemon Phylactery struck" in confirm.text

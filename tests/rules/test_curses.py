@@ -339,3 +339,32 @@ def test_the_u_turn_is_cast_when_the_pins_show_the_seekers_heading_away() -> Non
     game = seeking()
     game.do(CardPlayed(game.hider, game.give("u-turn"), confirmed=True))
     assert game.last("curse.cast")["curse"] == "u-turn"
+
+
+def test_in_the_points_mode_the_casting_team_confirms_a_lost_game() -> None:
+    from hideseek_chat.rules.events import SettingsChanged
+    from hideseek_chat.rules.state import Mode
+
+    game = Game.create(("alice", "bob", "carol"))
+    game.do(SettingsChanged("alice", mode=Mode.TEAMS_POINTS))
+    game.begin()
+    game.to_seeking()
+    admin_team = game.state.player(game.state.admin_player_id).team_id
+    target, caster = sorted(game.state.seeker_team_ids(), key=lambda t: t != admin_team)
+    assert caster != admin_team  # not the admin's override: the casting team's own right
+    refs = {t: game.state.team_players(t)[0].ref for t in (caster, target)}
+    cards = [c for c in game.state.cards_in(CardZone.DECK) if c.def_id == "hidden-hangman"]
+    cards += [c for c in game.state.cards_in(CardZone.DECK) if c.def_id == "time-bonus-2"][:2]
+    for position, card in enumerate(cards):
+        card.zone, card.holder_team_id, card.position = CardZone.HAND, caster, 500 + position
+    game.do(
+        CardPlayed(
+            refs[caster],
+            cards[0].id,
+            discard_ids=(cards[1].id, cards[2].id),
+            target_team_id=target,
+        )
+    )
+    curse_id = game.last("curse.cast")["curse_id"]
+    game.do(CurseLossReported(refs[caster], curse_id))  # the casting team confirms
+    assert game.last("curse.lockout")["losses"] == 1

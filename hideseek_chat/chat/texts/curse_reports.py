@@ -25,7 +25,7 @@ plain_texts(
             "it to your time."
         ),
         "chat.penalty_confirm_button": N_("✅ Confirm +{duration}"),
-        "chat.penalty_report_button": N_("⏱️ It struck: +{duration}"),
+        "chat.penalty_report_button": N_("⏱️ Report the bonus: +{duration}"),
         "chat.penalty_already": N_(
             "That report was already confirmed. If the curse struck again, the seekers report "
             "it again."
