@@ -143,6 +143,8 @@ def abort(turn: Turn, args: Args) -> list[Outbound]:
 
 def press_abort(turn: Turn, press: Press) -> list[Outbound]:
     require_admin(turn)
+    if turn.state.phase == Phase.GAME_OVER:  # either answer comes too late
+        raise ChatError("chat.abort_nothing")
     if press.arg(0) != "y":
         return [turn.to_group(turn.say("chat.abort_kept"))]
     turn.apply(GameAborted(turn.by))
