@@ -126,6 +126,27 @@ def test_teams_are_made_and_joined_by_name_hide_together_and_score_together(
     assert f"{first} ({names[first]}): 10 min" in score
 
 
+def test_choosing_a_team_before_joining_joins_the_game_too(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    new_game(table, ("Alice", "Bob"))
+    table.send("Alice", "/team Red")
+    mark = table.mark()
+    table.send("Carol", "/team red")
+    said = [x.text for x in table.said(since=mark)]
+    assert said == [
+        "👋 Carol joined. That's 3 teams so far.",
+        "🤝 Alice and Carol now play together as team Red.",
+    ]
+    screen = reply(table, "Dave", "/team")
+    table.press("Dave", "Join Bob")
+    assert table.last() == "🤝 Bob and Dave now play together as team Bob."
+    assert screen.buttons
+    state = state_of(uow_factory, table)
+    assert [p.name for p in state.players] == ["Alice", "Bob", "Carol", "Dave"]
+    assert len(state.active_team_ids()) == 2
+
+
 def test_two_seeker_teams_need_three_teams_and_the_settings_say_so(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
