@@ -242,8 +242,9 @@ class Conversation:
             uow.commit()
 
 
-#: Refusals that mean a pressed button belongs to an earlier game or to the setup.
-STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only"})
+#: Refusals that mean a pressed button belongs to an earlier game, the setup, or a game
+#: that has ended.
+STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only", "chat.abort_nothing"})
 
 
 def _is_stale(refusal: Exception) -> bool:

@@ -82,40 +82,58 @@ def _start(turn: Turn, args: Args) -> list[Outbound]:
     return [welcome, *botnet.waiting_prompts(turn)]
 
 
-G, P, A = Where.GROUP, Where.PRIVATE, Where.ANYWHERE
-
 #: Every command, in the order menus and /help show them.
 COMMANDS: tuple[Command, ...] = (
-    Command("newgame", setup.newgame, G, N_("start a new game in this group")),
-    Command("join", setup.join, G, N_("join the game")),
-    Command("team", setup.team, G, N_("make or join a team: /team Red (before the game)")),
-    Command("leave", setup.leave, G, N_("leave the game")),
-    Command("settings", setup.settings, G, N_("change the game's settings (admin)")),
-    Command("map", setup.choose_map, G, N_("choose the game's map (admin)")),
-    Command("begin", setup.begin, G, N_("start the game (admin)")),
-    Command("next", setup.next_round, A, N_("next hider: start your hiding period now")),
-    Command("ask", questions.ask, A, N_("ask the hider a question")),
-    Command("answer", questions.answer, P, N_("hider: type an answer, like /answer yes")),
-    Command("hand", cards.hand, A, N_("show your cards (in private)")),
-    Command("play", cards.play, P, N_("hider: play card N of your hand, like /play 2")),
-    Command("track", info.track, P, N_("hider: where the seekers were last seen")),
-    Command("found", endgame.found, G, N_("claim that you found the hider")),
-    Command("endgame", endgame.endgame, G, N_("claim that the end game has begun")),
-    Command("cleared", cards.cleared, G, N_("report the active curse done")),
-    Command("penalty", curses.penalty, G, N_("report that a curse struck (a bonus)")),
-    Command("lost", curses.lost, G, N_("report a lost curse game (hangman)")),
-    Command("pause", setup.pause, A, N_("pause the game clock")),
-    Command("resume", setup.resume, A, N_("resume the game clock")),
-    Command("status", info.status, A, N_("show the game's status")),
-    Command("score", info.score, A, N_("show the scores")),
-    Command("review", info.review, A, N_("review a finished round's answers")),
-    Command("abort", setup.abort, G, N_("end the game now, without a winner (admin)")),
-    Command("language", setup.language, A, N_("choose the language I speak")),
-    Command("botnet", botnet.botnet, G, N_("two players: hide && seek on the botnet grid")),
-    Command("claim", botnet.claim, A, N_("botnet: claim a device, like /claim e6"), listed=G),
-    Command("move", botnet.move, A, N_("botnet: move your proxy, like /move e5"), listed=P),
-    Command("resign", botnet.resign, A, N_("botnet: give up the match")),
-    Command("help", _help, A, N_("how to play with this bot")),
+    Command("newgame", setup.newgame, Where.GROUP, N_("start a new game in this group")),
+    Command("join", setup.join, Where.GROUP, N_("join the game")),
+    Command(
+        "team", setup.team, Where.GROUP, N_("make or join a team: /team Red (before the game)")
+    ),
+    Command("leave", setup.leave, Where.GROUP, N_("leave the game")),
+    Command("begin", setup.begin, Where.GROUP, N_("start the game (admin)")),
+    Command(
+        "next", setup.next_round, Where.ANYWHERE, N_("next hider: start your hiding period now")
+    ),
+    Command("ask", questions.ask, Where.ANYWHERE, N_("ask the hider a question")),
+    Command(
+        "answer", questions.answer, Where.PRIVATE, N_("hider: type an answer, like /answer yes")
+    ),
+    Command("found", endgame.found, Where.GROUP, N_("claim that you found the hider")),
+    Command("endgame", endgame.endgame, Where.GROUP, N_("claim that the end game has begun")),
+    Command("cleared", cards.cleared, Where.GROUP, N_("report the active curse done")),
+    Command("penalty", curses.penalty, Where.GROUP, N_("report that a curse struck (a bonus)")),
+    Command("lost", curses.lost, Where.GROUP, N_("report a lost curse game (hangman)")),
+    Command("pause", setup.pause, Where.ANYWHERE, N_("pause the game clock")),
+    Command("resume", setup.resume, Where.ANYWHERE, N_("resume the game clock")),
+    Command("status", info.status, Where.ANYWHERE, N_("show the game's status")),
+    Command("score", info.score, Where.ANYWHERE, N_("show the scores")),
+    Command("review", info.review, Where.ANYWHERE, N_("review a finished round's answers")),
+    Command("hand", cards.hand, Where.ANYWHERE, N_("show your cards (in private)")),
+    Command("play", cards.play, Where.PRIVATE, N_("hider: play card N of your hand, like /play 2")),
+    Command("track", info.track, Where.PRIVATE, N_("hider: where the seekers were last seen")),
+    Command("map", setup.choose_map, Where.GROUP, N_("choose the game's map (admin)")),
+    Command("settings", setup.settings, Where.GROUP, N_("change the game's settings (admin)")),
+    Command("abort", setup.abort, Where.GROUP, N_("end the game now, without a winner (admin)")),
+    Command("language", setup.language, Where.ANYWHERE, N_("choose the language I speak")),
+    Command(
+        "botnet", botnet.botnet, Where.GROUP, N_("two players: hide && seek on the botnet grid")
+    ),
+    Command(
+        "claim",
+        botnet.claim,
+        Where.ANYWHERE,
+        N_("botnet: claim a device, like /claim e6"),
+        listed=Where.GROUP,
+    ),
+    Command(
+        "move",
+        botnet.move,
+        Where.ANYWHERE,
+        N_("botnet: move your proxy, like /move e5"),
+        listed=Where.PRIVATE,
+    ),
+    Command("resign", botnet.resign, Where.ANYWHERE, N_("botnet: give up the match")),
+    Command("help", _help, Where.ANYWHERE, N_("how to play with this bot")),
     # Telegram's own button when a private chat opens; in a group it shows /help.
     Command("start", _start),
 )

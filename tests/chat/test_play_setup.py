@@ -14,6 +14,7 @@ import pytest
 
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.drive import Capabilities
 from hideseek_chat.chat.keyboards import Verb, decode
 from hideseek_chat.console.table import ButtonNotFound, Line, Table
 from hideseek_chat.rules.state import Mode, Phase, Transport
@@ -123,6 +124,27 @@ def test_teams_are_made_and_joined_by_name_hide_together_and_score_together(
     assert f"2. {other} ({names[other]}): no finished run" in over
     score = reply(table, "Dave", "/score").text
     assert f"{first} ({names[first]}): 10 min" in score
+
+
+def test_choosing_a_team_before_joining_joins_the_game_too(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    new_game(table, ("Alice", "Bob"))
+    table.send("Alice", "/team Red")
+    mark = table.mark()
+    table.send("Carol", "/team red")
+    said = [x.text for x in table.said(since=mark)]
+    assert said == [
+        "👋 Carol joined. That's 3 teams so far.",
+        "🤝 Alice and Carol now play together as team Red.",
+    ]
+    screen = reply(table, "Dave", "/team")
+    table.press("Dave", "Join Bob")
+    assert table.last() == "🤝 Bob and Dave now play together as team Bob."
+    assert screen.buttons
+    state = state_of(uow_factory, table)
+    assert [p.name for p in state.players] == ["Alice", "Bob", "Carol", "Dave"]
+    assert len(state.active_team_ids()) == 2
 
 
 def test_two_seeker_teams_need_three_teams_and_the_settings_say_so(
@@ -281,10 +303,11 @@ def test_abort_asks_first_and_ends_the_game_without_a_winner(
     assert table.last() == "The game goes on."
     assert ask.buttons == () and state_of(uow_factory, table).phase == Phase.SEEKING
 
+    older = reply(table, "Alice", "/abort")
     ask = reply(table, "Alice", "/abort")
     mark = table.mark()
     table.press("Alice", "Yes, end the game")
-    assert ask.buttons == ()
+    assert ask.buttons == () and older.buttons
     over = next(x.text for x in table.said(since=mark) if "Game aborted" in x.text)
     lines = over.splitlines()
     assert lines[:3] == [
@@ -299,6 +322,11 @@ def test_abort_asks_first_and_ends_the_game_without_a_winner(
     state = state_of(uow_factory, table)
     assert state.phase == Phase.GAME_OVER
     assert reply(table, "Alice", "/abort").text.startswith("There is no game running to abort")
+    # The older question's buttons are stale now: the press is refused and they go.
+    table.press_data("Alice", older.buttons[0][1].data, older)
+    assert table.toasts[-1][1].startswith("There is no game running to abort.")
+    assert older.buttons == ()
+    assert state_of(uow_factory, table).phase == Phase.GAME_OVER
 
 
 def test_a_stale_keyboard_gets_a_toast_and_is_removed(table: Table) -> None:
@@ -380,3 +408,25 @@ def test_every_listed_command_works_in_its_kind_of_chat(table: Table, kind: rout
         assert not any(wrong in x.text for x in said), name
         assert not any("I don't know" in x.text for x in said), name
     assert all(routes.BY_NAME[n].description for n, _ in routes.menu(kind))
+
+
+def test_a_channel_that_cannot_edit_keeps_its_keyboards_but_refuses_stale_presses(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = Table(
+        Conversation(uow_factory, seeds=lambda: 11),
+        START,
+        capabilities=Capabilities(edit_messages=False, pictures=False),
+    )
+    for name in ("Alice", "Bob"):
+        table.person(name)
+    new_game(table, ("Alice", "Bob"))
+    ask = reply(table, "Alice", "/abort")
+    table.press("Alice", "Keep playing")
+    assert ask.buttons, "no edits on this channel: the keyboard stays"
+    mark = table.mark()
+    table.press("Alice", "Yes, end the game")
+    assert any("Game aborted" in x.text for x in table.said(since=mark))
+    table.press("Alice", "Keep playing")
+    assert table.toasts[-1][1].startswith("There is no game running to abort.")
+    assert ask.buttons

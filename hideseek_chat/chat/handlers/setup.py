@@ -143,6 +143,8 @@ def abort(turn: Turn, args: Args) -> list[Outbound]:
 
 def press_abort(turn: Turn, press: Press) -> list[Outbound]:
     require_admin(turn)
+    if turn.state.phase == Phase.GAME_OVER:  # either answer comes too late
+        raise ChatError("chat.abort_nothing")
     if press.arg(0) != "y":
         return [turn.to_group(turn.say("chat.abort_kept"))]
     turn.apply(GameAborted(turn.by))
@@ -308,8 +310,9 @@ def parse_utc_offset(text: str) -> int:
 def team(turn: Turn, args: Args) -> list[Outbound]:
     """``/team NAME`` makes or joins the team NAME; ``/team`` lists the teams with buttons."""
     if args:
+        nudge = _join_first(turn)
         turn.apply(TeamChosen(turn.by, name=" ".join(args)))
-        return []
+        return nudge
     if turn.state.phase != Phase.SETUP:
         raise ChatError("chat.setup_only")
     return [teams_screen(turn)]
@@ -328,8 +331,16 @@ def teams_screen(turn: Turn) -> Outbound:
 
 def press_team(turn: Turn, press: Press) -> list[Outbound]:
     team_id = press.int_arg(0)
+    nudge = _join_first(turn)
     turn.apply(TeamChosen(turn.by, team_id=team_id or None))
-    return []
+    return nudge
+
+
+def _join_first(turn: Turn) -> list[Outbound]:
+    """Someone choosing a team before they joined the game joins it first (same turn)."""
+    if turn.player() is not None or turn.state.phase != Phase.SETUP:
+        return []
+    return join(turn)
 
 
 # ----------------------------------------------------------------- maps
