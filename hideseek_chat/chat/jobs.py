@@ -16,7 +16,7 @@ from __future__ import annotations
 from contextlib import suppress
 from datetime import datetime
 
-from hideseek_chat.chat import checking, sightings
+from hideseek_chat.chat import checking, referee, sightings
 from hideseek_chat.chat.model import Outbound, SendText
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Services
@@ -45,7 +45,8 @@ def carry_out(services: Services, message: OutboxMessage, now: datetime) -> list
             pass  # a round that is over: nothing left to do
         elif isinstance(decision, FreezeHidingSpot):
             ping = sightings.hider_pin(uow, message.game_id, state)
-            if ping is not None:
+            # An old pin is not where the hider stands: their next pin is frozen instead.
+            if ping is not None and referee.is_current(ping, now):
                 spot = SpotData(ping.lat, ping.lon, ping.accuracy_m, now)
                 uow.chats.freeze_spot(message.game_id, current.number, spot)
         elif state.phase in (Phase.SEEKING, Phase.END_GAME) and current.zone is None:

@@ -57,6 +57,9 @@ class Verb(StrEnum):
     NEXT_ROUND = "next"  # (start the next round now)
     CONFIRM_ANSWER = "chk"  # record_id, a (send the held answer anyway) / s (the pins' answer)
     DECIDE_CLAIM = "claim"  # claim_id, y / n (the hider accepts or refuses an end-game claim)
+    SPOTTED = "spot"  # (a seeker whose /found the pins put far off claims it anyway)
+    OFF_TRANSIT = "offtr"  # claim_id (the seekers confirm they left transit: the end game)
+    DECIDE_CATCH = "dcatch"  # player id (the admin decides that this seeker found the hider)
     # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
     ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
     CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss
@@ -288,6 +291,19 @@ def confirm_catch(game_id: int, fmt: Formatter) -> Rows:
             button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, "n"),
         ),
     )
+
+
+def spotted_anyway(game_id: int, label: str) -> Rows:
+    return ((button(label, Verb.SPOTTED, game_id),),)
+
+
+def off_transit(game_id: int, claim_id: int, label: str) -> Rows:
+    return ((button(label, Verb.OFF_TRANSIT, game_id, claim_id),),)
+
+
+def choose_seeker(game_id: int, seekers: Iterable[tuple[int, str]]) -> Rows:
+    """One button per seeker: who found the hider (the admin's decision)."""
+    return column(button(name, Verb.DECIDE_CATCH, game_id, pid) for pid, name in seekers)
 
 
 def decide_claim(game_id: int, claim_id: int, accept_label: str, refuse_label: str) -> Rows:

@@ -126,6 +126,9 @@ BUTTONS: dict[Verb, ButtonHandler] = {
     Verb.CLEAR_CURSE: cards.press_clear,
     Verb.ANSWER_CATCH: endgame.press_catch,
     Verb.DECIDE_CLAIM: endgame.press_decide_claim,
+    Verb.SPOTTED: endgame.press_spotted,
+    Verb.OFF_TRANSIT: endgame.press_off_transit,
+    Verb.DECIDE_CATCH: endgame.press_decide_catch,
 }
 
 

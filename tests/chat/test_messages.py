@@ -24,6 +24,7 @@ from hideseek_chat.rules.events import (
     CardsKept,
     CatchAnswered,
     CatchClaimed,
+    CatchDecided,
     CurseCleared,
     CurseLossReported,
     CursePenaltyClaimed,
@@ -360,7 +361,8 @@ def _standard_game() -> Game:
     game.advance(minutes=25)
     game.do(EndGameStarted(None))
     game.do(CatchClaimed(game.seekers[0]))
-    game.do(CatchAnswered(game.hider, True))
+    # The hider never answers: the admin decides.
+    game.do(CatchDecided(game.ref(game.state.admin_player_id), game.seekers[0]))
     assert game.state.phase == Phase.GAME_OVER
     game.do(PlayerLeft("alice"))  # the admin leaves: someone else takes over
     return game

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from hideseek_chat.chat import referee, sightings
+from hideseek_chat.chat.handlers import endgame
 from hideseek_chat.chat.model import ChatKind, DeleteMessage, LocationIn, Outbound, TextIn
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.geo import PinRejected, parse_pin_text
@@ -68,7 +69,7 @@ def _record(
     turn.wrote()
     for event in facts(turn, state, target.player_id, msg.at, (lat, lon)):
         turn.establish(event)
-    replies: list[Outbound] = []
+    replies = endgame.after_pin(turn, target.player_id, msg.at, (lat, lon))
     if is_hider and msg.kind == ChatKind.GROUP:
         if msg.message_ref:
             replies.append(DeleteMessage(msg.chat, message_ref=msg.message_ref))

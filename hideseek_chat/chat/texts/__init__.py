@@ -37,7 +37,7 @@ Every msgid is a literal at its ``fmt.t``/``fmt.n``/``N_`` call, so
 from __future__ import annotations
 
 # Importing these modules registers their texts.
-from hideseek_chat.chat.texts import conversation, notices_game, notices_play, refusals
+from hideseek_chat.chat.texts import conversation, endgame, notices_game, notices_play, refusals
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
     HeldAnswer,
@@ -84,6 +84,7 @@ from hideseek_chat.chat.texts.registry import CHAT_PREFIX, Params, Renderer, has
 from hideseek_chat.chat.texts.review import (
     check_lines,
     claim_line,
+    decided_line,
     question_line,
     review_text,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "claimed",
     "codes_in",
     "curse_text",
+    "decided_line",
     "ending",
     "grid",
     "hand_text",
@@ -153,7 +155,7 @@ __all__ = [
     "why_no_answer",
 ]
 
-_MODULES = (conversation, notices_game, notices_play, refusals)  # imported for their texts
+_MODULES = (conversation, endgame, notices_game, notices_play, refusals)  # imported for their texts
 
 
 def _with_prefix(*prefixes: str) -> frozenset[str]:
