@@ -122,7 +122,9 @@ def test_every_notice_key_of_the_engine_has_its_own_text() -> None:
 def test_every_error_key_of_the_engine_has_its_own_text() -> None:
     _, errors = engine_keys()
     missing = sorted(k for k in errors if not texts.has_text(k))
-    assert not missing, f"write an error text in hideseek_chat/chat/texts/refusals.py for: {missing}"
+    assert not missing, (
+        f"write an error text in hideseek_chat/chat/texts/refusals.py for: {missing}"
+    )
 
 
 def test_no_text_for_a_key_the_engine_never_sends() -> None:
