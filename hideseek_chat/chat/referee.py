@@ -176,8 +176,12 @@ class ClaimCheck:
 
 def check_claim(zone: StateZone | None, track: Sequence[Ping], now: datetime) -> ClaimCheck:
     """Check a seeker's end-game claim against their pins (``track``, newest first)."""
+    if not track:
+        return ClaimCheck(CheckVerdict.UNCHECKED, "no_pin")
     if zone is None:
-        return ClaimCheck(CheckVerdict.UNCHECKED, "no_zone")
+        # No zone to check against: a current pin is all the evidence there can be.
+        current = is_current(track[0], now)
+        return ClaimCheck(CheckVerdict.UNCHECKED, "no_zone" if current else "stale_pin")
     check = end_game_check(zone, track, now)
     if check is None:
         return ClaimCheck(CheckVerdict.UNCHECKED, "no_pin")

@@ -303,7 +303,9 @@ def test_the_admin_decides_when_the_hider_does_not_answer(
     assert state.rounds[0].ended_at is not None and state.pending_catch is None
     assert any("decided that" in line.text and s1 in line.text for line in table.said())
     table.send(s2, "/review")
-    assert f"the admin, {admin}, decided that {s1} found the hider" in table.said()[-1].text
+    review = table.said()[-1].text
+    assert f"the admin, {admin}, decided that {s1} found the hider" in review
+    assert "the seekers were asked whether they had left transit" in review
     assert_secret(table, hider)
 
 
@@ -344,3 +346,29 @@ def test_a_hider_outside_the_zone_while_seeking_is_warned_once_per_excursion(
     assert len([line for line in table.said(since=mark) if "Rule check" in line.text]) == 2
     assert state_of(uow_factory, table).phase == Phase.SEEKING
     assert_secret(table, hider)
+
+
+def test_endgame_without_a_zone_or_a_pin_waits_for_the_hider_too(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    table.send("Alice", "/newgame small metric")
+    table.press("Bob", "Join the game")
+    table.send("Carol", "/join")
+    table.send("Alice", "/begin")
+    hider = next(
+        name
+        for name in ("Alice", "Bob", "Carol")
+        if any("You're hiding" in line.text for line in table.said(name))
+    )
+    s1, s2 = (n for n in ("Alice", "Bob", "Carol") if n != hider)
+    table.wait(timedelta(minutes=30, seconds=30))  # the hider never shares a location
+    state = state_of(uow_factory, table)
+    assert state.phase == Phase.SEEKING and state.current_round is not None
+    assert state.current_round.zone is None
+    table.send(s1, "/endgame")
+    assert state_of(uow_factory, table).phase == Phase.SEEKING
+    assert "no current location" in table.said(hider)[-1].text
+    # With a current pin the claim stands: there is no zone to check it against.
+    table.pin(s2, *IN_ZONE)
+    table.send(s2, "/endgame")
+    assert state_of(uow_factory, table).phase == Phase.END_GAME

@@ -127,13 +127,16 @@ def claim_line(claim: Claim, state: GameState, fmt: Formatter) -> str:
         if claim.accepted:
             return fmt.t(
                 N_(
-                    "🎯 At {time} {name}'s pin was in the zone, its speed unknown: the seekers "
-                    "confirmed they had left transit."
+                    "🎯 At {time} {name}'s pin was in the zone, but its speed was unknown: the "
+                    "seekers confirmed that they had left transit."
                 ),
                 **values,
             )
         return fmt.t(
-            N_("🎯 At {time} {name}'s pin was in the zone, its speed unknown; nobody confirmed."),
+            N_(
+                "🎯 At {time} {name}'s pin was in the zone, but its speed was unknown: the "
+                "seekers were asked whether they had left transit."
+            ),
             **values,
         )
     if claim.verdict == CheckVerdict.AGREED:
