@@ -195,10 +195,12 @@ def test_endgame_without_any_pin_waits_for_the_hider_and_freezes_nothing(
     assert spot_of(uow_factory, table) == HIDER_SPOT
     assert_secret(table, hider)
 
-    # /review, once the round is over, tells what the claims were.
-    table.pin(s1, *HIDER_SPOT)
+    # A seeker without any pin may still claim the catch: the hider decides, unmeasured.
     table.send(s1, "/found")
+    confirm = table.said(hider)[-1]
+    assert "says they've found you." in confirm.text and " m " not in confirm.text
     table.press(hider, "Yes, they found me")
+    # /review, once the round is over, tells what the claims were.
     table.send("Alice", "/review")
     review = table.said()[-1].text
     assert "there was no current pin to check it by; the hider refused it" in review
@@ -372,3 +374,8 @@ def test_endgame_without_a_zone_or_a_pin_waits_for_the_hider_too(
     table.pin(s2, *IN_ZONE)
     table.send(s2, "/endgame")
     assert state_of(uow_factory, table).phase == Phase.END_GAME
+    # No pin of the hider at all: a catch claim goes to them unmeasured, never refused.
+    table.send(s2, "/found")
+    assert not any("nowhere near" in line.text for line in table.said())
+    table.press(hider, "Yes, they found me")
+    assert state_of(uow_factory, table).rounds[0].ended_at is not None
