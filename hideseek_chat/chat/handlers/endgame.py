@@ -267,6 +267,7 @@ def after_pin(
     track = sightings.last_pins(uow, game_id, player_id, 10)
     if not referee.asks_off_transit(zone, track, now):
         return []
+    uow.games.lock(game_id)  # one question per seeker, however fast their pins come
     if any(
         c.claimed_by == player_id and c.reason == referee.TRANSIT_UNKNOWN and c.accepted is None
         for c in uow.checks.claims(game_id, current.number)
