@@ -47,7 +47,7 @@ class Verb(StrEnum):
     KEEP_CARDS = "keep"  # cycle_id, comma-separated card ids
     PLAY_CARD = "play"  # card_id, then the casting steps chosen (d<ids>, t<card>, c, g<team>)
     DISCARD_CARD = "disc"  # card_id
-    ANSWER_CATCH = "catch"  # y / n
+    ANSWER_CATCH = "catch"  # y / n, the claimer's player id (absent on older buttons)
     CLEAR_CURSE = "clear"  # curse_id
     ARRIVED = "arrive"  # record_id (a thermometer's seekers arrived)
     ASK = "ask"  # question id
@@ -284,11 +284,13 @@ def curses_to_clear(game_id: int, curses: Sequence[ActiveCurse], fmt: Formatter)
 # ----------------------------------------------------------------- the end game
 
 
-def confirm_catch(game_id: int, fmt: Formatter) -> Rows:
+def confirm_catch(game_id: int, fmt: Formatter, claimer: int | None = None) -> Rows:
+    """The hider's answer to the catch claim of the player ``claimer``."""
+    whose = () if claimer is None else (claimer,)
     return (
         (
-            button(fmt.t(N_("✅ Yes, they found me")), Verb.ANSWER_CATCH, game_id, "y"),
-            button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, "n"),
+            button(fmt.t(N_("✅ Yes, they found me")), Verb.ANSWER_CATCH, game_id, "y", *whose),
+            button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, "n", *whose),
         ),
     )
 

@@ -143,7 +143,7 @@ def _compose(
         hand, buttons = hand_view(state, ruleset, game_id, notify.to.team_id, fmt)
         text = f"{text}\n\n{hand}"
     elif key == "catch.confirm":
-        buttons = keyboards.confirm_catch(game_id, fmt)
+        buttons = keyboards.confirm_catch(game_id, fmt, params.get("claimer"))
     elif key == "curse.cast":
         curse_id = params.get("curse_id")
         definition = services.ruleset(state).card(str(params.get("curse")))

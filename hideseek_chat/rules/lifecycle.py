@@ -378,7 +378,8 @@ def claim_catch(
     assert current is not None
     state.pending_catch = PendingCatch(current.number, player.id, now, distance_m)
     params = {"by": player.name, "distance_m": distance_m}
-    return [Notify(GROUP, "catch.claimed", params), Notify(HIDERS, "catch.confirm", params)]
+    confirm = {**params, "claimer": player.id}  # names the claim the hider's buttons answer
+    return [Notify(GROUP, "catch.claimed", params), Notify(HIDERS, "catch.confirm", confirm)]
 
 
 def _has_caught(state: GameState, team_id: int) -> bool:

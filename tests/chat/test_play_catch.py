@@ -379,3 +379,24 @@ def test_endgame_without_a_zone_or_a_pin_waits_for_the_hider_too(
     assert not any("nowhere near" in line.text for line in table.said())
     table.press(hider, "Yes, they found me")
     assert state_of(uow_factory, table).rounds[0].ended_at is not None
+
+
+def test_the_hiders_buttons_answer_their_own_claim_not_a_newer_one(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, s2) = seeking(table, uow_factory)
+    walk_into_zone(table, s1)
+    table.pin(s1, HIDER_SPOT[0] + 0.00001, HIDER_SPOT[1])
+    table.send(s1, "/found")
+    table.pin(s2, HIDER_SPOT[0] - 0.00001, HIDER_SPOT[1])
+    table.send(s2, "/found")
+    yes = [(line, b) for line, b in table.buttons(hider) if "Yes, they found me" in b.label]
+    assert len(yes) == 2 and s2 in yes[0][0].text and s1 in yes[1][0].text
+    older_line, older = yes[1]
+    table.press_data(hider, older.data, older_line)
+    assert f"{s2} has claimed the catch since" in (table.lines[-1].toast or "")
+    state = state_of(uow_factory, table)
+    assert state.pending_catch is not None and state.rounds[0].ended_at is None
+    table.press(hider, "Yes, they found me")  # the newest: s2's claim
+    found = next(line for line in table.said() if "✅ Found!" in line.text)
+    assert s2 in found.text

@@ -25,6 +25,9 @@ plain_texts(
             "who found them: /found @name."
         ),
         "chat.catch_which_seeker": N_("⚖️ Which seeker found the hider?"),
+        "chat.catch_replaced": N_(
+            "{name} has claimed the catch since: answer their claim with its own buttons."
+        ),
         # /endgame without a location
         "chat.claim_no_pin": N_(
             "🛰 {name} claims the end game, but I have no current location from them to check "
