@@ -47,7 +47,7 @@ class Verb(StrEnum):
     KEEP_CARDS = "keep"  # cycle_id, comma-separated card ids
     PLAY_CARD = "play"  # card_id, then the casting steps chosen (d<ids>, t<card>, c, g<team>)
     DISCARD_CARD = "disc"  # card_id
-    ANSWER_CATCH = "catch"  # y / n, the claimer's player id (absent on older buttons)
+    ANSWER_CATCH = "catch"  # the claimer's player id (absent on older buttons), y / n
     CLEAR_CURSE = "clear"  # curse_id
     ARRIVED = "arrive"  # record_id (a thermometer's seekers arrived)
     ASK = "ask"  # question id
@@ -289,8 +289,8 @@ def confirm_catch(game_id: int, fmt: Formatter, claimer: int | None = None) -> R
     whose = () if claimer is None else (claimer,)
     return (
         (
-            button(fmt.t(N_("✅ Yes, they found me")), Verb.ANSWER_CATCH, game_id, "y", *whose),
-            button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, "n", *whose),
+            button(fmt.t(N_("✅ Yes, they found me")), Verb.ANSWER_CATCH, game_id, *whose, "y"),
+            button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, *whose, "n"),
         ),
     )
 

@@ -89,10 +89,10 @@ def press_catch(turn: Turn, press: Press) -> list[Outbound]:
     """The hider confirms (``y``) or denies (``n``) a catch claim: the one its buttons came
     with, not a newer claim of someone else's."""
     pending = turn.state.pending_catch
-    if len(press.args) > 1 and pending is not None and pending.claimed_by != press.int_arg(1):
+    if len(press.args) > 1 and pending is not None and pending.claimed_by != press.int_arg(0):
         claimer = turn.state.player(pending.claimed_by)
         raise ChatError("chat.catch_replaced", name=claimer.name)
-    turn.apply(CatchAnswered(turn.by, press.arg(0) == "y"))
+    turn.apply(CatchAnswered(turn.by, press.arg(-1) == "y"))  # the last argument: y / n
     return []
 
 
