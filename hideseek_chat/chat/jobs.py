@@ -20,7 +20,7 @@ from contextlib import suppress
 from dataclasses import replace
 from datetime import datetime
 
-from hideseek_chat.chat import checking, sightings
+from hideseek_chat.chat import checking, referee, sightings
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules import pins
 from hideseek_chat.rules.decisions import (
@@ -56,7 +56,8 @@ def carry_out(services: Services, message: OutboxMessage, now: datetime) -> None
             pass  # a round that is over: nothing left to do
         elif isinstance(decision, FreezeHidingSpot):
             ping = sightings.hider_pin(uow, message.game_id, state)
-            if ping is not None:
+            # An old pin is not where the hider stands: their next pin is frozen instead.
+            if ping is not None and referee.is_current(ping, now):
                 spot = SpotData(ping.lat, ping.lon, ping.accuracy_m, now)
                 uow.chats.freeze_spot(message.game_id, current.number, spot)
         elif isinstance(decision, CheckHidingSpot):

@@ -47,7 +47,7 @@ class Verb(StrEnum):
     KEEP_CARDS = "keep"  # cycle_id, comma-separated card ids
     PLAY_CARD = "play"  # card_id, then the casting steps chosen (d<ids>, t<card>, c, g<team>)
     DISCARD_CARD = "disc"  # card_id
-    ANSWER_CATCH = "catch"  # y / n
+    ANSWER_CATCH = "catch"  # the claimer's player id (absent on older buttons), y / n
     CLEAR_CURSE = "clear"  # curse_id
     ARRIVED = "arrive"  # record_id (a thermometer's seekers arrived)
     ASK = "ask"  # question id, then (a distance of one's choice) the distance in metres
@@ -65,6 +65,9 @@ class Verb(StrEnum):
     CONFIRM_LOSS = "lostok"  # curse_id, losses counted when reported (the hider confirms)
     ABORT = "abort"  # y (the admin confirms ending the game now) / n (keep playing)
     TEAM = "team"  # team_id to join, or 0 to play on one's own
+    SPOTTED = "spot"  # (a seeker whose /found the pins put far off claims it anyway)
+    OFF_TRANSIT = "offtr"  # claim_id (the seekers confirm they left transit: the end game)
+    DECIDE_CATCH = "dcatch"  # player id (the admin decides that this seeker found the hider)
     # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
     ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
     CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss
@@ -438,13 +441,28 @@ def curses_to_clear(game_id: int, curses: Sequence[ActiveCurse], fmt: Formatter)
 # ----------------------------------------------------------------- the end game
 
 
-def confirm_catch(game_id: int, fmt: Formatter) -> Rows:
+def confirm_catch(game_id: int, fmt: Formatter, claimer: int | None = None) -> Rows:
+    """The hider's answer to the catch claim of the player ``claimer``."""
+    whose = () if claimer is None else (claimer,)
     return (
         (
-            button(fmt.t(N_("✅ Yes, they found me")), Verb.ANSWER_CATCH, game_id, "y"),
-            button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, "n"),
+            button(fmt.t(N_("✅ Yes, they found me")), Verb.ANSWER_CATCH, game_id, *whose, "y"),
+            button(fmt.t(N_("❌ No")), Verb.ANSWER_CATCH, game_id, *whose, "n"),
         ),
     )
+
+
+def spotted_anyway(game_id: int, label: str) -> Rows:
+    return ((button(label, Verb.SPOTTED, game_id),),)
+
+
+def off_transit(game_id: int, claim_id: int, label: str) -> Rows:
+    return ((button(label, Verb.OFF_TRANSIT, game_id, claim_id),),)
+
+
+def choose_seeker(game_id: int, seekers: Iterable[tuple[int, str]]) -> Rows:
+    """One button per seeker: who found the hider (the admin's decision)."""
+    return column(button(name, Verb.DECIDE_CATCH, game_id, pid) for pid, name in seekers)
 
 
 def decide_claim(game_id: int, claim_id: int, accept_label: str, refuse_label: str) -> Rows:

@@ -170,7 +170,7 @@ def _compose(
             hand, buttons = hand_view(state, ruleset, game_id, notify.to.team_id, fmt)
             text = f"{text}\n\n{hand}"
     elif key == "catch.confirm":
-        buttons = keyboards.confirm_catch(game_id, fmt)
+        buttons = keyboards.confirm_catch(game_id, fmt, params.get("claimer"))
     elif key == "curse.cast":
         buttons = _curse_buttons(services.ruleset(state), game_id, params, fmt)
     elif key == "round.next_you_hide":

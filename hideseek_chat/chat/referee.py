@@ -22,6 +22,7 @@ from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset
 from hideseek_chat.rules.state import GameState, Question
 from hideseek_chat.rules.state import Zone as StateZone
 from hideseek_chat.store import Ping
+from hideseek_chat.store.chats import SpotData
 from hideseek_chat.store.checks import CheckVerdict
 
 
@@ -101,10 +102,42 @@ def end_game_started(
     zone: StateZone, track: Sequence[Ping], now: datetime
 ) -> EndGameStarted | None:
     """The end game, when a seeker's newest pin (``track`` newest first) may start it and
-    puts them in the zone, off transit."""
-    if not track or not pins.can_start_end_game(track[0].source):
+    puts them in the zone, known to be off transit."""
+    if not track or not pins.can_start_end_game(track[0].source, transit_of(track, now)):
         return None
     return EndGameStarted(None) if starts_end_game(zone, track, now) else None
+
+
+def asks_off_transit(zone: StateZone, track: Sequence[Ping], now: datetime) -> bool:
+    """Whether a seeker's newest pin (``track`` newest first) puts them in the zone but
+    cannot start the end game alone (a one-off pin, a speed that cannot be told): the
+    seekers are then asked whether they have left transit."""
+    if not track or not pins.asks_off_transit(track[0].source, transit_of(track, now)):
+        return False
+    return starts_end_game(zone, track, now)
+
+
+def transit_of(track: Sequence[Ping], now: datetime) -> bool | None:
+    """Whether a person's pins (newest first) move at transit speed; None when they
+    cannot tell (one pin, pins too close in time, a stale track)."""
+    return geo.estimate_transit([pin_of(p) for p in reversed(track)], now).on_transit
+
+
+#: The reason of an end-game claim the bot opened itself: a seeker's pin in the zone whose
+#: speed could not be told, waiting for the seekers to confirm that they left transit.
+TRANSIT_UNKNOWN = "transit_unknown"
+
+#: Claim reasons that leave no current location to check an ``/endgame`` by: the hider
+#: decides, as for a claim the pins contradict (a claim without evidence never freezes them).
+NO_EVIDENCE = frozenset({"no_pin", "stale_pin", "forwarded", "future_pin"})
+
+
+def hider_decides(verdict: CheckVerdict, reason: str) -> bool:
+    """Whether an ``/endgame`` claim waits for the hider: the pins contradict it, or there is
+    no current pin to check it by."""
+    return verdict == CheckVerdict.DISAGREED or (
+        verdict == CheckVerdict.UNCHECKED and reason in NO_EVIDENCE
+    )
 
 
 def thermometer_finished(
@@ -157,8 +190,12 @@ class ClaimCheck:
 
 def check_claim(zone: StateZone | None, track: Sequence[Ping], now: datetime) -> ClaimCheck:
     """Check a seeker's end-game claim against their pins (``track``, newest first)."""
+    if not track:
+        return ClaimCheck(CheckVerdict.UNCHECKED, "no_pin")
     if zone is None:
-        return ClaimCheck(CheckVerdict.UNCHECKED, "no_zone")
+        # No zone to check against: a current pin is all the evidence there can be.
+        current = is_current(track[0], now)
+        return ClaimCheck(CheckVerdict.UNCHECKED, "no_zone" if current else "stale_pin")
     check = end_game_check(zone, track, now)
     if check is None:
         return ClaimCheck(CheckVerdict.UNCHECKED, "no_pin")
@@ -199,6 +236,34 @@ def travelled_m(start: Ping, now_at: Ping) -> float:
 
 def catch_distance(seeker: Ping, hider: Pin | geo.HidingSpot, catch_m: float) -> geo.CatchCheck:
     return geo.check_catch(pin_of(seeker), hider, catch_m)
+
+
+def catch_target(
+    hider: Ping | None, spot: SpotData | None, now: datetime
+) -> Pin | geo.HidingSpot | None:
+    """Where a catch is measured to: the hider's current pin (a hider who moved is caught
+    where they are), else the spot frozen when the end game began; None without either."""
+    if hider is not None and is_current(hider, now):
+        return pin_of(hider)
+    if spot is not None:
+        return geo.HidingSpot(spot.lat, spot.lon, spot.accuracy_m, spot.frozen_at)
+    return None
+
+
+def outside_zone_m(zone: StateZone, hider: Ping) -> float | None:
+    """How far beyond the zone's edge the hider's pin is, when it is outside even with its
+    GPS error; None when it may be inside. Hider-only."""
+    away = geo.distance_m(zone.lat, zone.lon, hider.lat, hider.lon)
+    if not pins.is_outside_zone(away, zone.radius_m, hider.accuracy_m):
+        return None
+    return away - zone.radius_m
+
+
+def moved_from_spot_m(spot: SpotData, hider: Ping) -> float | None:
+    """How far the hider's pin is from their frozen hiding spot, when it shows them moving
+    beyond both pins' accuracies; None when they may have stayed put. Hider-only."""
+    away = geo.distance_m(spot.lat, spot.lon, hider.lat, hider.lon)
+    return away if pins.has_moved(away, spot.accuracy_m, hider.accuracy_m) else None
 
 
 def nearest_seeker_m(hider: Ping, seekers: Sequence[Ping]) -> float | None:

@@ -166,6 +166,9 @@ BUTTONS: dict[Verb, ButtonHandler] = {
     Verb.CONFIRM_LOSS: curses.press_confirm_loss,
     Verb.ANSWER_CATCH: endgame.press_catch,
     Verb.DECIDE_CLAIM: endgame.press_decide_claim,
+    Verb.SPOTTED: endgame.press_spotted,
+    Verb.OFF_TRANSIT: endgame.press_off_transit,
+    Verb.DECIDE_CATCH: endgame.press_decide_catch,
 }
 
 

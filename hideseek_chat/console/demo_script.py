@@ -373,7 +373,7 @@ class Demo(DemoCards):
         self.minutes(1)
         self.say(seekers[0], "/found")
         self.minutes(1)
-        found = self.buttons(hider, f"catch:{self.game_id}:y")
+        found = [b for b in self.buttons(hider, f"catch:{self.game_id}:") if b[1].endswith(":y")]
         if not found:
             raise DemoFailed("the hider was not asked to confirm the catch")
         self.rounds[-1].revealed_after = self.table.mark()

@@ -27,6 +27,7 @@ from hideseek_chat.rules.events import (
     CardsKept,
     CatchAnswered,
     CatchClaimed,
+    CatchDecided,
     CurseCleared,
     CurseLossReported,
     CursePenaltyClaimed,
@@ -280,6 +281,13 @@ def _on_catch(
     return lifecycle.answer_catch(s, r, _need(p), e.spotted, now)
 
 
+def _on_decide(
+    r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
+) -> list[Decision]:
+    assert isinstance(e, CatchDecided)
+    return lifecycle.decide_catch(s, r, _need(p), _player(s, e.seeker), now)
+
+
 def _on_next(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:
     return lifecycle.next_round(s, r, _need(p), now)
 
@@ -359,6 +367,7 @@ _HANDLERS: dict[type[Event], Handler] = {
     EndGameStarted: _on_end_game,
     CatchClaimed: _on_claim,
     CatchAnswered: _on_catch,
+    CatchDecided: _on_decide,
     NextRoundStarted: _on_next,
     QuestionAsked: _on_ask,
     ThermometerFinished: _on_thermo,

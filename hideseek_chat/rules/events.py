@@ -135,6 +135,14 @@ class CatchAnswered(Event):
 
 
 @dataclass(frozen=True)
+class CatchDecided(Event):
+    """The admin decides that ``seeker`` (a ref) found the hider: the hider cannot answer."""
+
+    by: str
+    seeker: str
+
+
+@dataclass(frozen=True)
 class NextRoundStarted(Event):
     """The next hider (or the admin) ends the handover early."""
 

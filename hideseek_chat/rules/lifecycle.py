@@ -387,20 +387,20 @@ def claim_catch(
         raise WrongPhase("nobody is hiding right now", key="error.not_seeking")
     if state.is_hider(player.id):
         raise NotAllowed("the seekers claim the catch", key="error.only_seekers")
-    if any(
-        c.team_id == player.team_id and c.round_number == _round_no(state) for c in state.catches
-    ):
+    if _has_caught(state, player.team_id):
         raise NotAllowed("your team has already found the hider", key="error.already_caught")
     current = state.current_round
     assert current is not None
     state.pending_catch = PendingCatch(current.number, player.id, now, distance_m)
     params = {"by": player.name, "distance_m": distance_m}
-    return [Notify(GROUP, "catch.claimed", params), Notify(HIDERS, "catch.confirm", params)]
+    confirm = {**params, "claimer": player.id}  # names the claim the hider's buttons answer
+    return [Notify(GROUP, "catch.claimed", params), Notify(HIDERS, "catch.confirm", confirm)]
 
 
-def _round_no(state: GameState) -> int:
+def _has_caught(state: GameState, team_id: int) -> bool:
     current = state.current_round
-    return current.number if current else 0
+    number = current.number if current else 0
+    return any(c.team_id == team_id and c.round_number == number for c in state.catches)
 
 
 def answer_catch(
@@ -409,21 +409,45 @@ def answer_catch(
     if not state.is_hider(player.id):
         raise NotAllowed("only the hider confirms a catch", key="error.only_hider")
     claim = state.pending_catch
-    if claim is None or claim.round_number != _round_no(state):
+    current = state.current_round
+    if claim is None or current is None or claim.round_number != current.number:
         raise WrongPhase("nobody has claimed to have found you", key="error.no_claim")
     state.pending_catch = None
     claimer = state.player(claim.claimed_by)
     if not spotted:
         return [Notify(GROUP, "catch.denied", {"by": claimer.name})]
+    params = {"by": claimer.name, "team": state.team(claimer.team_id).name}
+    return _caught(state, ruleset, claimer, Notify(GROUP, "catch.confirmed", params), now)
+
+
+def decide_catch(
+    state: GameState, ruleset: Ruleset, admin: Player, seeker: Player, now: datetime
+) -> list[Decision]:
+    """The admin decides that ``seeker`` found the hider (when the hider cannot answer):
+    only in the end game, when the hider stays put and the seekers are near."""
+    require_admin(state, admin)
+    if state.phase == Phase.SEEKING:
+        raise WrongPhase("the admin decides a catch in the end game", key="error.decide_end_game")
+    if state.phase != Phase.END_GAME:
+        raise WrongPhase("nobody is hiding right now", key="error.not_seeking")
+    if state.is_hider(seeker.id) or not seeker.active:
+        raise NotAllowed("only a seeker finds the hider", key="error.not_a_seeker")
+    if _has_caught(state, seeker.team_id):
+        raise NotAllowed("that team has already found the hider", key="error.team_caught")
+    state.pending_catch = None
+    params = {"by": seeker.name, "team": state.team(seeker.team_id).name, "admin": admin.name}
+    return _caught(state, ruleset, seeker, Notify(GROUP, "catch.decided", params), now)
+
+
+def _caught(
+    state: GameState, ruleset: Ruleset, claimer: Player, notice: Notify, now: datetime
+) -> list[Decision]:
+    """Record that ``claimer``'s team found the hider; end the round when the rules say."""
     current = state.current_round
     assert current is not None
     seconds = hiding_seconds(state, current, now)
     state.catches.append(Catch(current.number, claimer.team_id, now, seconds))
-    decisions: list[Decision] = [
-        Notify(
-            GROUP, "catch.confirmed", {"by": claimer.name, "team": state.team(claimer.team_id).name}
-        )
-    ]
+    decisions: list[Decision] = [notice]
     caught = {c.team_id for c in state.catches if c.round_number == current.number}
     if state.settings.mode == Mode.STANDARD or caught >= set(state.seeker_team_ids()):
         decisions.extend(end_round(state, ruleset, Ending.CAUGHT, now))

@@ -23,8 +23,9 @@ MAX_PIN_AGE = timedelta(minutes=15)
 MAX_LIVE_AGE = timedelta(hours=2)
 
 #: A catch claim the pins put further than this from the hider (and not within the catch
-#: distance) is refused outright; closer ones go to the hider, who has the last word (GPS
-#: indoors can be far off).
+#: distance) is not sent to the hider at once: the seeker is told the pins disagree and may
+#: still say they have spotted the hider (GPS indoors can be far off); closer ones go
+#: straight to the hider, who has the last word.
 FAR_CATCH_CLAIM_M = 100.0
 
 #: A pin this close to a station's point counts as in the station (the Curse of the Urban
@@ -61,16 +62,43 @@ def is_current(source: str, forwarded: bool, taken_at: datetime, now: datetime) 
     return not forwarded and now - taken_at <= max_pin_age(source)
 
 
-def can_start_end_game(source: str) -> bool:
-    """Say whether a seeker's position from ``source`` may start the end game.
+#: During the end game the hider stays put: a pin further than both pins' accuracies plus
+#: this from the spot frozen when it began shows them moving (GPS jitter stays below it).
+STAY_PUT_SLACK_M = 10.0
 
-    Only a live location may: a one-off pin can be dropped anywhere on a map.
+
+def can_start_end_game(source: str, on_transit: bool | None) -> bool:
+    """Say whether a seeker's position from ``source`` inside the zone starts the end game.
+
+    Only a live location whose speed is known to be below transit speed (``on_transit``
+    False) may: a one-off pin can be dropped anywhere on a map, and a speed that cannot be
+    told (None: a single sparse pin) is not "off transit".
     """
-    return is_live(source)
+    return is_live(source) and on_transit is False
+
+
+def asks_off_transit(source: str, on_transit: bool | None) -> bool:
+    """Say whether a seeker's position inside the zone asks the seekers to confirm that they
+    left transit: it cannot start the end game alone, and does not show them riding."""
+    return on_transit is not True and not can_start_end_game(source, on_transit)
+
+
+def is_outside_zone(distance_m: float, radius_m: float, accuracy_m: float | None) -> bool:
+    """Say whether a pin ``distance_m`` from the zone's station is outside the zone even with
+    its GPS error (a pin within its accuracy of the edge may still be inside)."""
+    return distance_m - (accuracy_m or 0.0) > radius_m
+
+
+def has_moved(distance_m: float, spot_accuracy_m: float | None, accuracy_m: float | None) -> bool:
+    """Say whether a hider's pin ``distance_m`` from their frozen hiding spot shows them moving.
+
+    Beyond both accuracies plus ``STAY_PUT_SLACK_M``; an unknown accuracy counts as 0.
+    """
+    return distance_m > (spot_accuracy_m or 0.0) + (accuracy_m or 0.0) + STAY_PUT_SLACK_M
 
 
 def is_far_catch_claim(distance_m: float) -> bool:
-    """Say whether a catch claim ``distance_m`` from the hider is refused outright.
+    """Say whether a catch claim ``distance_m`` from the hider needs the seeker to confirm.
 
     Apply it only to a claim the pins do not already put within the catch distance.
     """

@@ -24,6 +24,7 @@ from hideseek_chat.rules.events import (
     CardsKept,
     CatchAnswered,
     CatchClaimed,
+    CatchDecided,
     CurseCleared,
     CurseLossReported,
     CursePenaltyClaimed,
@@ -122,7 +123,9 @@ def test_every_notice_key_of_the_engine_has_its_own_text() -> None:
 def test_every_error_key_of_the_engine_has_its_own_text() -> None:
     _, errors = engine_keys()
     missing = sorted(k for k in errors if not texts.has_text(k))
-    assert not missing, f"write an error text in hideseek_chat/chat/texts/refusals.py for: {missing}"
+    assert not missing, (
+        f"write an error text in hideseek_chat/chat/texts/refusals.py for: {missing}"
+    )
 
 
 def test_no_text_for_a_key_the_engine_never_sends() -> None:
@@ -368,7 +371,8 @@ def _standard_game() -> Game:
     game.advance(minutes=25)
     game.do(EndGameStarted(None))
     game.do(CatchClaimed(game.seekers[0]))
-    game.do(CatchAnswered(game.hider, True))
+    # The hider never answers: the admin decides.
+    game.do(CatchDecided(game.ref(game.state.admin_player_id), game.seekers[0]))
     assert game.state.phase == Phase.GAME_OVER
     game.do(PlayerLeft("alice"))  # the admin leaves: someone else takes over
     return game

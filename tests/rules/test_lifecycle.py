@@ -19,6 +19,7 @@ from hideseek_chat.rules.events import (
     CardsKept,
     CatchAnswered,
     CatchClaimed,
+    CatchDecided,
     EndGameStarted,
     GameAborted,
     GameBegun,
@@ -126,6 +127,35 @@ def test_end_game_then_catch_needs_the_hiders_confirmation() -> None:
     game.do(CatchClaimed(seeker))
     game.do(CatchAnswered(game.hider, True))
     assert game.state.phase == Phase.HANDOVER
+
+
+def test_the_admin_decides_a_catch_in_the_end_game_only() -> None:
+    game = seeking()
+    admin = game.ref(game.state.admin_player_id)
+    seekers = [s for s in game.seekers if s != admin]
+    named = seekers[0]
+    other = next(r for r in [*game.seekers, game.hider] if r not in (admin, named))
+    with pytest.raises(WrongPhase) as during_seeking:
+        game.do(CatchDecided(admin, named))
+    assert during_seeking.value.key == "error.decide_end_game"
+    game.do(EndGameStarted(game.seekers[0]))
+    game.do(CatchClaimed(named))  # a claim the hider never answers
+    with pytest.raises(NotAllowed) as not_admin:
+        game.do(CatchDecided(other, named))
+    assert not_admin.value.key == "error.only_admin"
+    with pytest.raises(NotAllowed) as the_hider:
+        game.do(CatchDecided(admin, game.hider))
+    assert the_hider.value.key == "error.not_a_seeker"
+    game.do(CatchDecided(admin, named))
+    assert game.state.pending_catch is None
+    decided = game.last("catch.decided")
+    assert decided["by"] == game.state.player_by_ref(named).name  # type: ignore[union-attr]
+    assert decided["admin"] == game.state.player_by_ref(admin).name  # type: ignore[union-attr]
+    assert game.state.phase == Phase.HANDOVER
+    assert game.state.rounds[0].ending == Ending.CAUGHT
+    assert [c.team_id for c in game.state.catches] == [
+        game.state.player_by_ref(named).team_id  # type: ignore[union-attr]
+    ]
 
 
 def test_hiding_time_is_elapsed_plus_time_bonuses_in_hand() -> None:

@@ -15,11 +15,15 @@ from hideseek_chat.rules.pins import (
     FAR_CATCH_CLAIM_M,
     MAX_LIVE_AGE,
     MAX_PIN_AGE,
+    STAY_PUT_SLACK_M,
+    asks_off_transit,
     can_carry_thermometer,
     can_start_end_game,
     has_finished_thermometer,
+    has_moved,
     is_current,
     is_far_catch_claim,
+    is_outside_zone,
     max_pin_age,
 )
 from hideseek_chat.rules.state import Mode
@@ -55,10 +59,38 @@ def test_a_forwarded_position_is_never_current(source: str) -> None:
     assert not is_current(source, True, NOW, NOW)
 
 
-def test_only_a_live_location_starts_the_end_game() -> None:
-    assert can_start_end_game("live")
+def test_only_a_live_location_known_off_transit_starts_the_end_game() -> None:
+    assert can_start_end_game("live", False)
     for source in ("pin", "text", "tracker", "Live"):
-        assert not can_start_end_game(source)
+        assert not can_start_end_game(source, False)
+    # An unknown speed (one sparse pin) is not "off transit"; riding never starts it.
+    assert not can_start_end_game("live", None)
+    assert not can_start_end_game("live", True)
+
+
+def test_the_seekers_are_asked_to_confirm_only_when_the_pins_cannot_start_it() -> None:
+    assert asks_off_transit("live", None)  # a sparse live pin: speed unknown
+    for source in ("pin", "text"):
+        assert asks_off_transit(source, None)  # a one-off pin
+        assert asks_off_transit(source, False)
+        assert not asks_off_transit(source, True)
+    assert not asks_off_transit("live", False)  # it starts on its own
+    assert not asks_off_transit("live", True)  # riding through the zone: nothing to ask
+
+
+def test_a_pin_is_outside_the_zone_only_beyond_its_accuracy() -> None:
+    assert not is_outside_zone(500.0, 500.0, None)
+    assert is_outside_zone(500.01, 500.0, None)
+    assert not is_outside_zone(540.0, 500.0, 40.0)
+    assert is_outside_zone(540.01, 500.0, 40.0)
+
+
+def test_a_hider_has_moved_beyond_both_accuracies_and_the_slack() -> None:
+    assert STAY_PUT_SLACK_M == 10.0
+    assert not has_moved(10.0, None, None)
+    assert has_moved(10.01, None, None)
+    assert not has_moved(40.0, 20.0, 10.0)
+    assert has_moved(40.01, 20.0, 10.0)
 
 
 def test_a_catch_claim_over_a_hundred_metres_is_far() -> None:

@@ -9,6 +9,7 @@ from hideseek_chat.chat.model import Outbound
 from hideseek_chat.chat.texts.notices_zone import silent_seekers
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.rules.errors import NotAllowed
+from hideseek_chat.rules.events import CatchDecided
 from hideseek_chat.rules.state import GameState, Round
 
 Args = tuple[str, ...]
@@ -51,7 +52,27 @@ def review(turn: Turn, args: Args) -> list[Outbound]:
     chosen = choose_round(state, args)
     checks = uow.checks.for_round(game_id, chosen.number)
     claims = uow.checks.claims(game_id, chosen.number)
-    return [turn.reply(texts.review_text(state, chosen, checks, claims, fmt))]
+    text = texts.review_text(state, chosen, checks, claims, fmt)
+    # The admin's decisions on the catch are in the event log (the state keeps the catch).
+    decided = [
+        texts.decided_line(
+            _name(state, str(e.payload.get("seeker"))),
+            _name(state, e.actor_ref),
+            e.occurred_at,
+            fmt,
+        )
+        for e in uow.events.for_game(game_id)
+        if e.type == CatchDecided.__name__
+        and chosen.hiding_started_at is not None
+        and chosen.ended_at is not None
+        and chosen.hiding_started_at <= e.occurred_at <= chosen.ended_at
+    ]
+    return [turn.reply("\n".join([text, *decided]))]
+
+
+def _name(state: GameState, ref: str | None) -> str:
+    """The name of the player ``ref``, who may have left since."""
+    return next((p.name for p in state.players if p.ref == ref), "?")
 
 
 def choose_round(state: GameState, args: Args) -> Round:

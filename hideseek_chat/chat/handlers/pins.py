@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from hideseek_chat.chat import liveness, referee, sightings
+from hideseek_chat.chat.handlers import endgame
 from hideseek_chat.chat.model import ChatKind, DeleteMessage, LocationIn, Outbound, TextIn
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
@@ -74,7 +75,7 @@ def _record(
     turn.wrote()
     for event in facts(turn, state, target.player_id, msg.at, (lat, lon)):
         turn.establish(event)
-    replies: list[Outbound] = []
+    replies: list[Outbound] = endgame.after_pin(turn, target.player_id, msg.at, (lat, lon))
     if (
         is_hider
         and state.phase == Phase.HIDING

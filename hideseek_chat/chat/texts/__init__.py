@@ -44,6 +44,7 @@ from __future__ import annotations
 from hideseek_chat.chat.texts import (
     conversation,
     curse_reports,
+    endgame,
     notices_game,
     notices_play,
     notices_zone,
@@ -98,6 +99,7 @@ from hideseek_chat.chat.texts.registry import CHAT_PREFIX, Params, Renderer, has
 from hideseek_chat.chat.texts.review import (
     check_lines,
     claim_line,
+    decided_line,
     question_line,
     review_text,
 )
@@ -153,6 +155,7 @@ __all__ = [
     "claimed",
     "codes_in",
     "curse_text",
+    "decided_line",
     "ending",
     "grid",
     "hand_text",
@@ -189,6 +192,7 @@ __all__ = [
 _MODULES = (  # for their texts
     conversation,
     curse_reports,
+    endgame,
     notices_game,
     notices_play,
     notices_zone,

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Protocol
 
 from hideseek_chat.chat.i18n import N_, Formatter
-from hideseek_chat.chat.referee import Suggestion
+from hideseek_chat.chat.referee import TRANSIT_UNKNOWN, Suggestion
 from hideseek_chat.chat.texts.reasons import verdict_note, why_no_answer
 from hideseek_chat.chat.texts.registry import say
 from hideseek_chat.rules.ruleset import Category
@@ -244,7 +244,10 @@ def claim_note(claims: Sequence[Claim], fmt: Formatter) -> str | None:
     """
     if not claims:
         return None
-    claim = claims[-1]
+    # The claim that started it: the newest one someone accepted, else the newest.
+    claim = next((c for c in reversed(claims) if c.accepted), claims[-1])
+    if claim.reason == TRANSIT_UNKNOWN:
+        return say("chat.claim_off_transit", {}, fmt) if claim.accepted else None
     if claim.verdict == CheckVerdict.DISAGREED:
         return say("chat.claim_accepted", {}, fmt) if claim.accepted else None
     return verdict_note(claim.verdict, claim.reason, False, fmt)

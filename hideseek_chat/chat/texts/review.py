@@ -7,8 +7,10 @@ station are no secret any more.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 
 from hideseek_chat.chat.i18n import N_, Formatter
+from hideseek_chat.chat.referee import NO_EVIDENCE, TRANSIT_UNKNOWN
 from hideseek_chat.chat.texts.answers import numbers_text
 from hideseek_chat.chat.texts.reasons import unchecked_key
 from hideseek_chat.chat.texts.registry import say
@@ -121,12 +123,30 @@ def check_lines(record: Question, check: AnswerCheck, fmt: Formatter) -> list[st
 def claim_line(claim: Claim, state: GameState, fmt: Formatter) -> str:
     """An end-game claim of the round, what the pins said and what the hider decided."""
     values = {"name": state.player(claim.claimed_by).name, "time": fmt.clock(claim.claimed_at)}
+    if claim.reason == TRANSIT_UNKNOWN:
+        if claim.accepted:
+            return fmt.t(
+                N_(
+                    "🎯 At {time} {name}'s pin was in the zone, but its speed was unknown: the "
+                    "seekers confirmed that they had left transit."
+                ),
+                **values,
+            )
+        return fmt.t(
+            N_(
+                "🎯 At {time} {name}'s pin was in the zone, but its speed was unknown: the "
+                "seekers were asked whether they had left transit."
+            ),
+            **values,
+        )
     if claim.verdict == CheckVerdict.AGREED:
         return fmt.t(N_("🎯 {name} claimed the end game at {time}: the pins agreed ✓"), **values)
-    if claim.verdict == CheckVerdict.UNCHECKED:
+    if claim.verdict == CheckVerdict.UNCHECKED and claim.reason not in NO_EVIDENCE:
         why = say(unchecked_key(claim.reason, False), {}, fmt)
         return fmt.t(N_("🎯 {name} claimed the end game at {time}. {why}"), why=why, **values)
-    if claim.on_transit:
+    if claim.verdict == CheckVerdict.UNCHECKED:
+        said = fmt.t(N_("there was no current pin to check it by"))
+    elif claim.on_transit:
         said = fmt.t(N_("the pins moved at transit speed"))
     else:
         said = fmt.t(
@@ -144,4 +164,14 @@ def claim_line(claim: Claim, state: GameState, fmt: Formatter) -> str:
         said=said,
         decided=decided,
         **values,
+    )
+
+
+def decided_line(seeker: str, admin: str, at: datetime, fmt: Formatter) -> str:
+    """A catch the admin decided (the hider could not answer)."""
+    return fmt.t(
+        N_("⚖️ At {time} the admin, {admin}, decided that {seeker} found the hider."),
+        time=fmt.clock(at),
+        admin=admin,
+        seeker=seeker,
     )
