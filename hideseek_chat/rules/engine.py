@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from hideseek_chat.rules import curses, deck, lifecycle, powerups, questions, teams
+from hideseek_chat.rules import curses, deck, lifecycle, pausing, powerups, questions, teams
 from hideseek_chat.rules.decisions import GROUP, HIDERS, CheckHidingSpot, Decision, Notify
 from hideseek_chat.rules.errors import (
     GamePausedError,
@@ -194,9 +194,9 @@ def _deadline(
     if kind == DeadlineKind.GAME_TIMER:
         return lifecycle.game_timer(state, ruleset, now)
     if kind == DeadlineKind.REST_STARTS:
-        return lifecycle.rest_starts(state, now)
+        return pausing.rest_starts(state, now)
     if kind == DeadlineKind.REST_ENDS:
-        return lifecycle.rest_ends(state, now)
+        return pausing.rest_ends(state, now)
     raise AssertionError(kind)
 
 
@@ -245,13 +245,13 @@ def _on_abort(
 def _on_pause(
     r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
 ) -> list[Decision]:
-    return lifecycle.pause(s, _need(p), now)
+    return pausing.pause(s, _need(p), now)
 
 
 def _on_resume(
     r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
 ) -> list[Decision]:
-    return lifecycle.resume(s, _need(p), now)
+    return pausing.resume(s, _need(p), now)
 
 
 def _on_zone(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:

@@ -6,21 +6,16 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from hideseek_chat.rules import curses, deck, hiding, questions, scoring
+from hideseek_chat.rules import curses, deck, hiding, pausing, questions, scoring
 from hideseek_chat.rules.clock import (
     active_rest_window,
     cancel,
     cancel_round,
-    freeze_timers,
     hiding_seconds,
-    next_rest_window,
     open_pause,
     parse_clock_time,
     rng,
     schedule,
-    start_pause,
-    sync_due_times,
-    thaw_timers,
 )
 from hideseek_chat.rules.decisions import (
     GROUP,
@@ -258,16 +253,10 @@ def begin(state: GameState, ruleset: Ruleset, player: Player, now: datetime) -> 
     decisions.extend(start_round(state, ruleset, now))
     window = active_rest_window(state.settings.rest_periods, state.settings.utc_offset_min, now)
     if window is not None:
-        decisions.extend(_rest_begins(state, now, window[1]))  # its end schedules the next
+        decisions.extend(pausing.rest_begins(state, now, window[1]))  # its end schedules the next
     else:
-        _schedule_rest(state, now)
+        pausing.schedule_rest(state, now)
     return decisions
-
-
-def _schedule_rest(state: GameState, after: datetime) -> None:
-    window = next_rest_window(state.settings.rest_periods, state.settings.utc_offset_min, after)
-    if window is not None:
-        schedule(state, DeadlineKind.REST_STARTS, window[0])
 
 
 def start_round(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decision]:
@@ -572,51 +561,3 @@ def abort(state: GameState, ruleset: Ruleset, player: Player, now: datetime) -> 
 def game_timer(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decision]:
     decisions: list[Decision] = [Notify(GROUP, "game.timer_up", {})]
     return decisions + _finish_round_early(state, ruleset, Ending.GAME_TIMER, now)
-
-
-def pause(state: GameState, player: Player, now: datetime) -> list[Decision]:
-    if state.phase in (Phase.SETUP, Phase.GAME_OVER):
-        raise WrongPhase("there is no running game to pause", key="error.no_round")
-    if open_pause(state, PauseReason.GAME) is not None:
-        raise GamePausedError("the game is already paused", key="error.already_paused")
-    if not state.is_paused:
-        freeze_timers(state, now)
-    start_pause(state, PauseReason.GAME, now)
-    return [Notify(GROUP, "game.paused", {"by": player.name})]
-
-
-def resume(state: GameState, player: Player, now: datetime) -> list[Decision]:
-    pause_ = open_pause(state, PauseReason.GAME)
-    if pause_ is None:
-        raise GamePausedError("the game is not paused", key="error.not_paused")
-    pause_.end = now
-    decisions: list[Decision] = [Notify(GROUP, "game.resumed", {"by": player.name})]
-    if not state.is_paused:
-        thaw_timers(state, now)
-        sync_due_times(state)
-    return decisions
-
-
-def _rest_begins(state: GameState, now: datetime, until: datetime) -> list[Decision]:
-    if not state.is_paused:
-        freeze_timers(state, now)
-    start_pause(state, PauseReason.REST, now)
-    schedule(state, DeadlineKind.REST_ENDS, until)
-    return [Notify(GROUP, "rest.started", {"until": until})]
-
-
-def rest_starts(state: GameState, now: datetime) -> list[Decision]:
-    window = active_rest_window(state.settings.rest_periods, state.settings.utc_offset_min, now)
-    until = window[1] if window else now
-    return _rest_begins(state, now, until)
-
-
-def rest_ends(state: GameState, now: datetime) -> list[Decision]:
-    pause_ = open_pause(state, PauseReason.REST)
-    if pause_ is not None:
-        pause_.end = now
-    if not state.is_paused:
-        thaw_timers(state, now)
-        sync_due_times(state)
-    _schedule_rest(state, now + timedelta(seconds=1))
-    return [Notify(GROUP, "rest.ended", {})]
