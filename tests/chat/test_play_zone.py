@@ -266,6 +266,11 @@ def test_a_live_location_that_stops_or_goes_quiet_is_asked_for_again_once(
     track = table.last(hider)
     assert "Silent, their location too old to count" in track
     assert s1 in track.split("Silent")[1] and s2 in track.split("Silent")[1]
+    # So does the hider's /status; a seeker's does not.
+    table.send(hider, "/status", private=True)
+    assert s1 in table.last(hider).split("Silent")[1]
+    table.send(s1, "/status", private=True)
+    assert "Silent" not in table.last(s1)
 
     # s2 shares again: a new spell, asked again when it goes quiet again.
     table.pin(s2, *SEEKERS_START, edited=False)

@@ -16,8 +16,15 @@ Args = tuple[str, ...]
 
 
 def status(turn: Turn, args: Args) -> list[Outbound]:
+    """``/status``; the hider's also names the seekers whose location no longer counts."""
     seen = sightings.last_seen(turn.uow, turn.game_id, turn.state)
-    return [turn.reply(texts.status_text(turn.state, turn.fmt, turn.msg.at, seen))]
+    text = texts.status_text(turn.state, turn.fmt, turn.msg.at, seen)
+    player = turn.player()
+    if player is not None and turn.state.is_hider(player.id):
+        silent = liveness.silent_seekers(turn.uow, turn.game_id, turn.state, turn.msg.at)
+        if silent:
+            text = f"{text}\n\n{silent_seekers(silent, turn.fmt)}"
+    return [turn.reply(text)]
 
 
 def score(turn: Turn, args: Args) -> list[Outbound]:
