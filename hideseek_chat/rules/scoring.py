@@ -36,19 +36,21 @@ def scoreboard(state: GameState) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for team in state.teams:
         if mode == Mode.STANDARD:
-            runs = [
-                r.total_seconds
-                for r in state.rounds
-                if r.hider_team_id == team.id and r.total_seconds is not None
-            ]
-            rows.append(
-                {
-                    "team": team.name,
-                    "team_id": team.id,
-                    "score": max(runs, default=None),
-                    "runs": runs,
-                }
-            )
+            finished = [r for r in state.rounds if r.hider_team_id == team.id]
+            finished = [r for r in finished if r.total_seconds is not None]
+            runs: list[float] = [r.total_seconds or 0.0 for r in finished]
+            row: dict[str, Any] = {
+                "team": team.name,
+                "team_id": team.id,
+                "score": max(runs, default=None),
+                "runs": runs,
+            }
+            if finished:  # how the best run adds up, for the final scores
+                best_run = max(finished, key=lambda r: r.total_seconds or 0.0)
+                row["hidden_seconds"] = best_run.hiding_seconds or 0.0
+                row["bonus_minutes"] = best_run.bonus_minutes or 0.0
+                row["penalty_minutes"] = best_run.penalty_minutes
+            rows.append(row)
         elif mode == Mode.TEAMS_POINTS:
             points = 0
             for round_ in state.rounds:

@@ -238,6 +238,11 @@ def test_the_round_result_and_the_score_show_the_bonus_minutes(
     table.send(s1, "/score")
     score = table.said()[-1].text
     assert "time bonuses +16 min" in score, score
+    # The final scores say how the best run adds up too.
+    table.send("Alice", "/abort")
+    table.press("Alice", "Yes, end the game")
+    final = next(line.text for line in reversed(table.said()) if "Game aborted" in line.text)
+    assert f"{hider}: " in final and "time bonuses +16 min" in final, final
 
 
 # ----------------------------------------------------------------- 7. curse bonuses, losses

@@ -365,7 +365,7 @@ def _score_row(rank: int, row: Params, mode: str, f: Formatter) -> str:
         return f.t("{rank}. {team}: no finished run", rank=rank, team=team)
     runs = len(row.get("runs") or [])
     if runs > 1:
-        return f.n(
+        line = f.n(
             "{rank}. {team}: {time} (best of {count} run)",
             "{rank}. {team}: {time} (best of {count} runs)",
             runs,
@@ -373,7 +373,22 @@ def _score_row(rank: int, row: Params, mode: str, f: Formatter) -> str:
             team=team,
             time=f.duration(score),
         )
-    return f.t("{rank}. {team}: {time}", rank=rank, team=team, time=f.duration(score))
+    else:
+        line = f.t("{rank}. {team}: {time}", rank=rank, team=team, time=f.duration(score))
+    return lines(line, _best_run_parts(row, f))
+
+
+def _best_run_parts(row: Params, f: Formatter) -> str | None:
+    """How a standard game's best run adds up, when cards added to the time hidden."""
+    bonus, penalty = row.get("bonus_minutes") or 0.0, row.get("penalty_minutes") or 0.0
+    if not (bonus or penalty):
+        return None
+    parts = [f.t("hidden {time}", time=f.duration(row.get("hidden_seconds") or 0.0))]
+    if bonus:
+        parts.append(f.t("time bonuses +{time}", time=f.duration(60 * bonus)))
+    if penalty:
+        parts.append(f.t("curse bonuses +{time}", time=f.duration(60 * penalty)))
+    return f"   ({', '.join(parts)})"
 
 
 @text("game.over")
