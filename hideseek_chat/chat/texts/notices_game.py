@@ -160,6 +160,14 @@ def _hiding_reminder_group(p: Params, f: Formatter) -> str:
 
 @text("round.seeking_started")
 def _seeking_started(p: Params, f: Formatter) -> str:
+    if p.get("street_end"):
+        return f.t(
+            "🔎 Round {round}: seekers, off you go! The hider's zone reaches {distance} around "
+            "a street end (where a street meets another or dead-ends). Ask your questions "
+            "whenever you're ready.",
+            round=p["round"],
+            distance=f.distance(p["radius_m"]),
+        )
     return f.t(
         "🔎 Round {round}: seekers, off you go! The hider's zone reaches {distance} around a "
         "station. Ask your questions whenever you're ready.",
@@ -171,6 +179,14 @@ def _seeking_started(p: Params, f: Formatter) -> str:
 @text("zone.fixed")
 def _zone_fixed(p: Params, f: Formatter) -> str:
     # The only text that names the station: it goes to the hider alone.
+    if p.get("street_end"):
+        return f.t(
+            "📍 Your zone is set: everything within {distance} of the street end {station}. "
+            "Stay inside it until you're found. Questions about your station's name are about "
+            "this street's name.",
+            distance=f.distance(p["radius_m"]),
+            station=p["station"],
+        )
     return f.t(
         "📍 Your zone is set: everything within {distance} of {station}. "
         "Stay inside it until you're found.",
