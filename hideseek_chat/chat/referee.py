@@ -345,7 +345,7 @@ def _compute(
             if zone is None:
                 return Suggestion(None, None, "no_zone")
             if hiding.is_street_end(zone.station.id):
-                return _street_name_length(index, zone, seeker, fix)
+                return street_name_length(index, zone, seeker, fix)
             near = index.nearest_station(seeker.lat, seeker.lon)
             if near is None:
                 return Suggestion(None, None, "no_zone")
@@ -385,7 +385,7 @@ def _compute(
     return Suggestion(None, None, "unsupported")
 
 
-def _street_name_length(
+def street_name_length(
     index: MapIndex, zone: geo.Zone, seeker: Pin, fix: geo.HiderFix
 ) -> Suggestion:
     """The station-name length question when the zone is on a street terminus (a car or

@@ -29,7 +29,7 @@ from shapely.ops import nearest_points
 from hideseek_chat.geo.distance import distance_m
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature, MapPack, Station
 from hideseek_chat.geo.places import cluster
-from hideseek_chat.geo.termini import Terminus, street_termini
+from hideseek_chat.geo.termini import Terminus, normal_name, street_termini
 
 T = TypeVar("T")
 
@@ -206,10 +206,14 @@ class MapIndex:
         """The terminus with every other road that comes within ``TOUCH_M`` of it (maps
         simplify lines: a side street's end need not be a vertex of the street it meets)."""
         near = self._layer(ROAD_KIND).within(terminus.lat, terminus.lon, TOUCH_M)
-        others = {hit.item.name.strip() for hit in near} - {terminus.street}
-        named = tuple(sorted({*terminus.crossing, *(n for n in others if n)}))
-        unnamed = terminus.meets_unnamed or (bool(terminus.street) and "" in others)
-        return replace(terminus, crossing=named, meets_unnamed=unnamed)
+        named = {normal_name(n): n for n in terminus.crossing}
+        for hit in near:
+            named.setdefault(normal_name(hit.item.name), " ".join(hit.item.name.split()))
+        named.pop(normal_name(terminus.street), None)
+        unnamed = terminus.meets_unnamed or (bool(terminus.street) and "" in named)
+        named.pop("", None)
+        crossing = tuple(sorted(named.values()))
+        return replace(terminus, crossing=crossing, meets_unnamed=unnamed)
 
     @cached_property
     def _termini_by_id(self) -> dict[str, Terminus]:

@@ -82,7 +82,8 @@ def _lines(geometry: BaseGeometry) -> Iterable[list[tuple[float, float]]]:
             yield [(float(x), float(y)) for x, y, *_ in part.coords]
 
 
-def _normal(name: str) -> str:
+def normal_name(name: str) -> str:
+    """A street's name as compared: case and runs of spaces do not matter."""
     return " ".join(name.split()).casefold()
 
 
@@ -98,7 +99,7 @@ def termini_of(roads: Iterable[Feature]) -> list[Terminus]:
         for line in _lines(road.geometry):
             keys = [_key(lon, lat) for lon, lat in line]
             if len(keys) >= 2:
-                segments.append((_normal(road.name), road.name.strip(), keys))
+                segments.append((normal_name(road.name), " ".join(road.name.split()), keys))
     # Which streets touch each point: named ones by their normal name, unnamed by segment.
     names_at: dict[Key, set[str]] = defaultdict(set)
     shown: dict[str, str] = {}
