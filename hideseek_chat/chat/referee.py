@@ -349,7 +349,7 @@ def _compute(
             near = index.nearest_station(seeker.lat, seeker.lon)
             if near is None:
                 return Suggestion(None, None, "no_zone")
-            matching = geo.answer_station_name_length(zone.station, near.item, fix)
+            return name_lengths(geo.answer_station_name_length(zone.station, near.item, fix))
         else:
             matching = geo.answer_matching(index, question.subject, seeker, fix)
         return Suggestion(
@@ -400,7 +400,12 @@ def street_name_length(
     hider_street = geo.Station(hider_end.id, hider_end.street, hider_end.lat, hider_end.lon)
     near = seeker_end.item
     seeker_street = geo.Station(near.id, near.street, near.lat, near.lon)
-    matching = geo.answer_station_name_length(hider_street, seeker_street, fix)
+    return name_lengths(geo.answer_station_name_length(hider_street, seeker_street, fix))
+
+
+def name_lengths(matching: geo.MatchingResult) -> Suggestion:
+    """The suggestion for a name-length question: the two names and their lengths (in
+    characters, not metres)."""
     return Suggestion(
         matching.answer,
         None,
@@ -409,7 +414,7 @@ def street_name_length(
         {
             "hider_place": matching.hider_value,
             "seeker_place": matching.seeker_value,
-            "hider_m": matching.hider_number,
-            "seeker_m": matching.seeker_number,
+            "hider_chars": int(matching.hider_number or 0),
+            "seeker_chars": int(matching.seeker_number or 0),
         },
     )

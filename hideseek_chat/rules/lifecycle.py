@@ -288,6 +288,7 @@ def start_round(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
         "hider": state.team(hider).name,
         "ends_at": ends,
         "minutes": minutes,
+        "street_end": hiding.zones_on_streets(state),
     }
     return [
         Notify(GROUP, "round.hiding_started", params),

@@ -159,3 +159,47 @@ def test_a_transit_game_still_centres_the_zone_on_a_stop(
     assert zone is not None and zone.station_name == STOP
     assert not zone.station_ref.startswith("terminus:")
     assert "street end" not in public_text(table, seekers)
+
+
+SEEKER_SPOT = (36.14000, -97.08000)  # nearest street end: North Airport Industrial Access Road
+
+
+def test_the_station_name_question_of_a_car_game_counts_the_street_names(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, s2) = begin(table, "🚗 Car")
+    table.pin(hider, *HIDER_SPOT, private=True)
+    table.wait(timedelta(minutes=31))
+    table.pin(hider, *HIDER_SPOT, private=True, edited=True)
+    table.pin(s1, *SEEKER_SPOT, live=False)
+    mark = table.mark()
+    table.send(s1, "/ask matching station-name-length")
+    incoming = table.said(hider)[-1].text
+    # The hider's street, not the label of its end, and not a stop: 18 against 36 characters.
+    assert "Suggested answer: No" in incoming, incoming
+    assert (
+        "Yours: West Miller Avenue (18 characters); "
+        "theirs: North Airport Industrial Access Road (36 characters)." in incoming
+    ), incoming
+    assert STOP not in incoming and " m)" not in incoming
+    table.press(hider, "No")
+    public = public_text(table, [s1, s2], since=mark)
+    assert "No" in public
+    assert "West Miller" not in public and "18 characters" not in public
+
+
+def test_the_station_name_question_of_a_transit_game_counts_characters_not_metres(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (s1, _s2) = begin(table, None)
+    table.pin(hider, *HIDER_SPOT, private=True)
+    table.wait(timedelta(minutes=31))
+    table.pin(hider, *HIDER_SPOT, private=True, edited=True)
+    table.pin(s1, *SEEKER_SPOT, live=False)
+    table.send(s1, "/ask matching station-name-length")
+    incoming = table.said(hider)[-1].text
+    assert "Suggested answer: No" in incoming, incoming
+    assert (
+        "Yours: Gallagher-Iba (13 characters); theirs: University Estates Apts (23 characters)."
+        in incoming
+    ), incoming

@@ -134,6 +134,14 @@ def _hiding_started(p: Params, f: Formatter) -> str:
 
 @text("round.you_hide")
 def _you_hide(p: Params, f: Formatter) -> str:
+    if p.get("street_end"):
+        return f.t(
+            "🏃 You're hiding this round! You have {duration}, until {time}, to get to a "
+            "street end of your choice (where a street meets another or dead-ends): its "
+            "surroundings become your hiding zone. Good luck!",
+            duration=minutes(f, p["minutes"]),
+            time=f.clock(p["ends_at"]),
+        )
     return f.t(
         "🏃 You're hiding this round! You have {duration}, until {time}, to get to a station "
         "of your choice: its surroundings become your hiding zone. Good luck!",
@@ -144,6 +152,11 @@ def _you_hide(p: Params, f: Formatter) -> str:
 
 @text("round.hiding_reminder")
 def _hiding_reminder(p: Params, f: Formatter) -> str:
+    if p.get("street_end"):
+        return f.t(
+            "⏰ {duration} of hiding time left. Be at the end of a street when it runs out!",
+            duration=minutes(f, p["minutes"]),
+        )
     return f.t(
         "⏰ {duration} of hiding time left. Be at your station when it runs out!",
         duration=minutes(f, p["minutes"]),
