@@ -143,7 +143,11 @@ def test_the_station_name_length_question_counts_the_street_names() -> None:
     near_oak = Pin(K[1] + 0.0001, K[0], AT, accuracy_m=5.0)  # Oak Avenue's dead end
     answer = referee.street_name_length(index, zone, near_oak, fix)
     # "Main Street" (11) against "Oak Avenue" (10): the label's "(dead end)" never counts.
-    assert (answer.answer, answer.facts["hider_m"], answer.facts["seeker_m"]) == ("no", 11, 10)
+    assert (answer.answer, answer.facts["hider_chars"], answer.facts["seeker_chars"]) == (
+        "no",
+        11,
+        10,
+    )
     near_elm = Pin(ELM_START[1], ELM_START[0], AT, accuracy_m=5.0)  # "Elm Road" (8)
     assert referee.street_name_length(index, zone, near_elm, fix).answer == "no"
     near_main = Pin(B[1], B[0], AT, accuracy_m=5.0)
