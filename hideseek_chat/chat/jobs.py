@@ -22,7 +22,7 @@ from datetime import datetime
 
 from hideseek_chat.chat import checking, referee, sightings
 from hideseek_chat.chat.turn import Services
-from hideseek_chat.rules import pins
+from hideseek_chat.rules import hiding, pins
 from hideseek_chat.rules.decisions import (
     GROUP,
     HIDERS,
@@ -76,7 +76,11 @@ def carry_out(services: Services, message: OutboxMessage, now: datetime) -> None
                 # Nothing to fix it from: the seekers are not left guessing, the hider is asked.
                 pending = [
                     Notify(GROUP, "chat.zone_pending"),
-                    Notify(HIDERS, "chat.zone_pin_needed"),
+                    Notify(
+                        HIDERS,
+                        "chat.zone_pin_needed",
+                        {"street_end": hiding.zones_on_streets(state)},
+                    ),
                 ]
                 uow.outbox.add(message.game_id, pending, now)
             else:

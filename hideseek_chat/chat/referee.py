@@ -70,14 +70,23 @@ def latest_before(pings: Sequence[Ping], at: datetime) -> Ping | None:
 
 
 def zone_fixed(
-    index: MapIndex | None, hider: Ping | None, radius_m: float, late: bool = False
+    index: MapIndex | None,
+    hider: Ping | None,
+    radius_m: float,
+    late: bool = False,
+    streets: bool = False,
 ) -> ZoneFixed | None:
     """The zone around the station nearest ``hider`` (the pin ``rules.hiding.zone_pin``
-    chose); None when there is no pin, no map or no station on it."""
+    chose), or with ``streets`` (a car or on-foot game) around the nearest street terminus,
+    the nearest station when the map has no roads; None when there is no pin, no map or
+    nothing on it to centre the zone on."""
     if hider is None or index is None:
         return None
     try:
-        zone = geo.choose_zone(index, pin_of(hider), radius_m)
+        if streets and index.has_street_termini():
+            zone = geo.choose_street_zone(index, pin_of(hider), radius_m)
+        else:
+            zone = geo.choose_zone(index, pin_of(hider), radius_m)
     except geo.ZoneError:
         return None
     station = zone.station
@@ -93,6 +102,20 @@ def far_from_stations(
     if index is None:
         return None
     nearest = index.nearest_station(lat, lon)
+    if nearest is None or hiding.is_near_station(nearest.distance_m, radius_m):
+        return None
+    return nearest.item, nearest.distance_m
+
+
+def far_from_street_ends(
+    index: MapIndex | None, lat: float, lon: float, radius_m: float
+) -> tuple[geo.Terminus, float] | None:
+    """In a car or on-foot game: the map's nearest street terminus and its distance when a
+    hider at (``lat``, ``lon``) is not near any (``rules.hiding.is_near_station``); None
+    when they are, or without a map or roads. Hider-only."""
+    if index is None:
+        return None
+    nearest = index.nearest_terminus(lat, lon)
     if nearest is None or hiding.is_near_station(nearest.distance_m, radius_m):
         return None
     return nearest.item, nearest.distance_m
@@ -384,10 +407,14 @@ def _compute(
         if question.subject == "transit-line":
             return Suggestion(None, None, "needs_line")
         if question.subject == "station-name-length":
-            near = index.nearest_station(seeker.lat, seeker.lon)
-            if zone is None or near is None:
+            if zone is None:
                 return Suggestion(None, None, "no_zone")
-            matching = geo.answer_station_name_length(zone.station, near.item, fix)
+            if hiding.is_street_end(zone.station.id):
+                return street_name_length(index, zone, seeker, fix)
+            near = index.nearest_station(seeker.lat, seeker.lon)
+            if near is None:
+                return Suggestion(None, None, "no_zone")
+            return name_lengths(geo.answer_station_name_length(zone.station, near.item, fix))
         else:
             matching = geo.answer_matching(index, question.subject, seeker, fix)
         return Suggestion(
@@ -421,3 +448,38 @@ def _compute(
             },
         )
     return Suggestion(None, None, "unsupported")
+
+
+def street_name_length(
+    index: MapIndex, zone: geo.Zone, seeker: Pin, fix: geo.HiderFix
+) -> Suggestion:
+    """The station-name length question when the zone is on a street terminus (a car or
+    on-foot game): the hider's street's name against the street of the terminus nearest
+    the seeker (rulebook section 6: such questions reference the street's name)."""
+    hider_end = index.terminus(zone.station.id)
+    seeker_end = index.nearest_terminus(seeker.lat, seeker.lon)
+    if hider_end is None or seeker_end is None:
+        return Suggestion(None, None, "no_map_data")
+    if not hider_end.street or not seeker_end.item.street:
+        return Suggestion(None, None, "unnamed_street")
+    hider_street = geo.Station(hider_end.id, hider_end.street, hider_end.lat, hider_end.lon)
+    near = seeker_end.item
+    seeker_street = geo.Station(near.id, near.street, near.lat, near.lon)
+    return name_lengths(geo.answer_station_name_length(hider_street, seeker_street, fix))
+
+
+def name_lengths(matching: geo.MatchingResult) -> Suggestion:
+    """The suggestion for a name-length question: the two names and their lengths (in
+    characters, not metres)."""
+    return Suggestion(
+        matching.answer,
+        None,
+        matching.reason,
+        matching.too_close_to_call,
+        {
+            "hider_place": matching.hider_value,
+            "seeker_place": matching.seeker_value,
+            "hider_chars": int(matching.hider_number or 0),
+            "seeker_chars": int(matching.seeker_number or 0),
+        },
+    )

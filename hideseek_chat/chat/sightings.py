@@ -152,7 +152,8 @@ def zone_fixed(
         return None
     ping, late = chosen
     radius = size_rules(state, ruleset).zone_radius_m
-    return referee.zone_fixed(map_index(uow, maps, game_id), ping, radius, late)
+    streets = hiding.zones_on_streets(state)
+    return referee.zone_fixed(map_index(uow, maps, game_id), ping, radius, late, streets)
 
 
 def station_advice(
@@ -164,10 +165,23 @@ def station_advice(
     lat: float,
     lon: float,
 ) -> dict[str, Any] | None:
-    """The params of ``hiding.far_from_station`` when a hider at (``lat``, ``lon``) is not
-    near any station of the map; None when they are (or the map cannot tell). Hider-only."""
+    """The params of ``chat.hiding_far_from_station`` when a hider at (``lat``, ``lon``) is
+    not near any station of the map (in a car or on-foot game: any street terminus, with
+    ``street_end``); None when they are (or the map cannot tell). Hider-only."""
     radius = size_rules(state, ruleset).zone_radius_m
-    far = referee.far_from_stations(map_index(uow, maps, game_id), lat, lon, radius)
+    index = map_index(uow, maps, game_id)
+    if hiding.zones_on_streets(state) and index is not None and index.has_street_termini():
+        end = referee.far_from_street_ends(index, lat, lon, radius)
+        if end is None:
+            return None
+        terminus, distance = end
+        return {
+            "station": terminus.label,
+            "distance_m": distance,
+            "radius_m": radius,
+            "street_end": True,
+        }
+    far = referee.far_from_stations(index, lat, lon, radius)
     if far is None:
         return None
     station, distance = far

@@ -44,6 +44,7 @@ from hideseek_chat.geo.pins import (
     pin_from_location,
 )
 from hideseek_chat.geo.spatial import Hit, MapIndex
+from hideseek_chat.geo.termini import Terminus, street_termini
 from hideseek_chat.geo.zones import (
     CatchCheck,
     CatchVerdict,
@@ -58,6 +59,7 @@ from hideseek_chat.geo.zones import (
     check_catch,
     check_end_game,
     check_in_zone,
+    choose_street_zone,
     choose_zone,
     estimate_transit,
     freeze_hiding_spot,
@@ -86,6 +88,7 @@ __all__ = [
     "SpotAdvice",
     "Station",
     "TentacleResult",
+    "Terminus",
     "ThermometerResult",
     "TransitEstimate",
     "Zone",
@@ -105,6 +108,7 @@ __all__ = [
     "check_end_game",
     "check_in_zone",
     "check_own_position",
+    "choose_street_zone",
     "choose_zone",
     "destination",
     "distance_m",
@@ -122,4 +126,5 @@ __all__ = [
     "parse_pin_text",
     "pin_from_location",
     "public_answer",
+    "street_termini",
 ]

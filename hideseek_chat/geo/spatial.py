@@ -14,7 +14,7 @@ contains the query point is at distance 0.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Generic, TypeVar
 
@@ -27,14 +27,17 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from hideseek_chat.geo.distance import distance_m
-from hideseek_chat.geo.mappack import Feature, MapPack, Station
+from hideseek_chat.geo.mappack import ROAD_KIND, Feature, MapPack, Station
 from hideseek_chat.geo.places import cluster
+from hideseek_chat.geo.termini import Terminus, normal_name, street_termini
 
 T = TypeVar("T")
 
 _EARTH_RADIUS_M = 6_371_008.8
 # Extra slack on the projection bound for the ellipsoid and float rounding.
 _SLACK = 1.005
+#: A road this near a street terminus meets the street there (for the terminus's label).
+TOUCH_M = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +194,48 @@ class MapIndex:
         stations = list(self.pack.stations)
         points: list[BaseGeometry] = [Point(s.lon, s.lat) for s in stations]
         return _Layer(stations, points, self.projection)
+
+    @cached_property
+    def _termini(self) -> _Layer[Terminus]:
+        """The street termini (``geo.termini``), found on first use and kept."""
+        termini = [self._crossed(t) for t in street_termini(self.pack)]
+        points: list[BaseGeometry] = [Point(t.lon, t.lat) for t in termini]
+        return _Layer(termini, points, self.projection)
+
+    def _crossed(self, terminus: Terminus) -> Terminus:
+        """The terminus with every other road that comes within ``TOUCH_M`` of it (maps
+        simplify lines: a side street's end need not be a vertex of the street it meets)."""
+        near = self._layer(ROAD_KIND).within(terminus.lat, terminus.lon, TOUCH_M)
+        named = {normal_name(n): n for n in terminus.crossing}
+        for hit in near:
+            named.setdefault(normal_name(hit.item.name), " ".join(hit.item.name.split()))
+        named.pop(normal_name(terminus.street), None)
+        unnamed = terminus.meets_unnamed or (bool(terminus.street) and "" in named)
+        named.pop("", None)
+        crossing = tuple(sorted(named.values()))
+        return replace(terminus, crossing=crossing, meets_unnamed=unnamed)
+
+    @cached_property
+    def _termini_by_id(self) -> dict[str, Terminus]:
+        return {t.id: t for t in self._termini.items}
+
+    def has_street_termini(self) -> bool:
+        """Say whether the map has streets to centre a car or on-foot zone on."""
+        return bool(self._termini.items)
+
+    def nearest_terminus(self, lat: float, lon: float) -> Hit[Terminus] | None:
+        """Return the nearest street terminus (a named street's first when several streets
+        end at one point), or None when the map has no roads."""
+        hits = self._termini.ranked(lat, lon)
+        if not hits:
+            return None
+        tied = [hit for hit in hits if hit.distance_m <= hits[0].distance_m + 0.01]
+        tied.sort(key=lambda hit: (hit.item.street == "", hit.item.street.casefold()))
+        return tied[0]
+
+    def terminus(self, terminus_id: str) -> Terminus | None:
+        """The street terminus with this id (``Terminus.id``), if the map has it."""
+        return self._termini_by_id.get(terminus_id)
 
     def _layer(self, kind: str, named_only: bool = False) -> _Layer[Feature]:
         key = f"{kind}#named" if named_only else kind

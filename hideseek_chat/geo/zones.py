@@ -33,8 +33,8 @@ MIN_TRANSIT_SPAN = timedelta(seconds=10)
 
 
 class ZoneError(ValueError):
-    """A zone could not be set: ``reason`` is ``no_stations``, ``unknown_station`` or
-    ``not_in_chosen_zone``."""
+    """A zone could not be set: ``reason`` is ``no_stations``, ``no_streets``,
+    ``unknown_station`` or ``not_in_chosen_zone``."""
 
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
@@ -44,7 +44,8 @@ class ZoneError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Zone:
-    """The hider's zone: a circle of ``radius_m`` around ``station``."""
+    """The hider's zone: a circle of ``radius_m`` around ``station`` (in a car or on-foot
+    game a street terminus in the station's role, ``Terminus.as_station``)."""
 
     station: Station
     radius_m: float
@@ -78,6 +79,16 @@ def choose_zone(
     if away > radius_m:
         raise ZoneError("not_in_chosen_zone", f"{away:.0f} m from {station.id}")
     return Zone(station, radius_m)
+
+
+def choose_street_zone(index: MapIndex, hider: Pin, radius_m: float) -> Zone:
+    """Return the hider's zone in a car or on-foot game: centred on the street terminus
+    nearest to the hider (``geo.termini``), which plays the station's role. Raises
+    :class:`ZoneError` (``no_streets``) when the map has no roads."""
+    nearest = index.nearest_terminus(hider.lat, hider.lon)
+    if nearest is None:
+        raise ZoneError("no_streets", index.pack.name)
+    return Zone(nearest.item.as_station(), radius_m)
 
 
 @dataclass(frozen=True, slots=True)

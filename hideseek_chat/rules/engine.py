@@ -12,7 +12,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from hideseek_chat.rules import curses, deck, lifecycle, pausing, powerups, questions, teams
+from hideseek_chat.rules import (
+    curses,
+    deck,
+    hiding,
+    lifecycle,
+    pausing,
+    powerups,
+    questions,
+    teams,
+)
 from hideseek_chat.rules.decisions import GROUP, HIDERS, CheckHidingSpot, Decision, Notify
 from hideseek_chat.rules.errors import (
     GamePausedError,
@@ -158,6 +167,7 @@ def _deadline(
     kind = deadline.kind
     if kind == DeadlineKind.HIDING_REMINDER:
         params: dict[str, Any] = {"minutes": lifecycle.HIDING_REMINDER_BEFORE.total_seconds() / 60}
+        params["street_end"] = hiding.zones_on_streets(state)
         assert deadline.round_number is not None
         return [
             Notify(HIDERS, "round.hiding_reminder", params),

@@ -16,7 +16,7 @@ from typing import Protocol, TypeVar
 
 from hideseek_chat.rules import pins
 from hideseek_chat.rules.decisions import GROUP, HIDERS, SEEKERS, Decision, Notify
-from hideseek_chat.rules.state import GameState, PauseReason
+from hideseek_chat.rules.state import GameState, PauseReason, Transport
 
 
 class Sighting(Protocol):
@@ -77,14 +77,41 @@ def zone_pin(
 
 
 def is_near_station(distance_m: float, radius_m: float) -> bool:
-    """Say whether a hider ``distance_m`` from the nearest station of the map is at or near
-    it: within the zone's radius, so the zone around it holds them."""
+    """Say whether a hider ``distance_m`` from the nearest station of the map (in a car or
+    on-foot game: the nearest street terminus) is at or near it: within the zone's radius,
+    so the zone around it holds them."""
     return distance_m <= radius_m
 
 
-def late_zone_notices(radius_m: float, late: bool) -> list[Decision]:
-    """What the group hears when a pending zone is fixed (``late``): that it is, not where."""
-    return [Notify(GROUP, "zone.fixed_late", {"radius_m": radius_m})] if late else []
+#: How a zone centred on a street terminus (a car or on-foot game, rulebook section 6)
+#: spells its ``station_ref``; the geo layer makes these refs.
+STREET_END_PREFIX = "terminus:"
+
+
+def zones_on_streets(state: GameState) -> bool:
+    """Say whether this game centres zones on street termini, not stations: the car and
+    on-foot games of the rulebook's section 6 (the map permitting: without roads the
+    referee falls back on stations)."""
+    return state.settings.transport != Transport.TRANSIT
+
+
+def seeking_params(state: GameState, round_number: int, radius: float) -> dict[str, object]:
+    """What ``round.seeking_started`` tells the group: the round, the zone's radius and
+    whether zones are centred on street ends (never where)."""
+    return {"round": round_number, "radius_m": radius, "street_end": zones_on_streets(state)}
+
+
+def is_street_end(station_ref: str) -> bool:
+    """Say whether a zone's ``station_ref`` names a street terminus."""
+    return station_ref.startswith(STREET_END_PREFIX)
+
+
+def late_zone_notices(radius_m: float, late: bool, street_end: bool = False) -> list[Decision]:
+    """What the group hears when a pending zone is fixed (``late``): that it is, not where
+    (only whether it is centred on a street end or a station, which the game's transport
+    says anyway)."""
+    params = {"radius_m": radius_m, "street_end": street_end}
+    return [Notify(GROUP, "zone.fixed_late", params)] if late else []
 
 
 def live_location_asks(round_number: int) -> list[Decision]:

@@ -277,6 +277,7 @@ def start_round(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
         "hider": state.team(hider).name,
         "ends_at": ends,
         "minutes": minutes,
+        "street_end": hiding.zones_on_streets(state),
     }
     return [
         Notify(GROUP, "round.hiding_started", params),
@@ -290,9 +291,9 @@ def hiding_ends(state: GameState, ruleset: Ruleset, now: datetime) -> list[Decis
     assert current is not None
     state.phase = Phase.SEEKING
     current.seeking_started_at = now
-    radius = size_rules(state, ruleset).zone_radius_m
+    params = hiding.seeking_params(state, current.number, size_rules(state, ruleset).zone_radius_m)
     return [
-        Notify(GROUP, "round.seeking_started", {"round": current.number, "radius_m": radius}),
+        Notify(GROUP, "round.seeking_started", params),
         RequestZone(current.number, now),
     ]
 
@@ -330,10 +331,10 @@ def fix_zone(
     radius = size_rules(state, ruleset).zone_radius_m
     current.zone = Zone(station_ref, station_name, lat, lon, radius, now)
     # Private: the station is the hider's secret.
-    return [
-        Notify(HIDERS, "zone.fixed", {"station": station_name, "radius_m": radius}),
-        *hiding.late_zone_notices(radius, late),
-    ]
+    street_end = hiding.is_street_end(station_ref)
+    fixed = {"station": station_name, "radius_m": radius, "street_end": street_end}
+    late_notices = hiding.late_zone_notices(radius, late, street_end)
+    return [Notify(HIDERS, "zone.fixed", fixed), *late_notices]
 
 
 def move_ends(state: GameState, now: datetime) -> list[Decision]:

@@ -271,6 +271,7 @@ def test_reasons_are_grouped_as_the_group_is_told_them() -> None:
         "unsupported_subject",
         "unsupported",
         "needs_line",
+        "unnamed_street",
         "not_in_any_division",
     }
     assert "unreadable" in reasons.codes_in(reasons.MAP_FILE)

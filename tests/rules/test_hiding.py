@@ -10,10 +10,10 @@ import pytest
 
 from hideseek_chat.rules import hiding
 from hideseek_chat.rules.decisions import CheckHidingSpot, Notify, RequestZone
-from hideseek_chat.rules.events import CardPlayed, ZoneFixed
+from hideseek_chat.rules.events import CardPlayed, SettingsChanged, ZoneFixed
 from hideseek_chat.rules.ruleset import ZONE_PIN_MAX_AGE_MIN, RulesetError, Size
 from hideseek_chat.rules.ruleset_loader import load_ruleset, load_ruleset_file
-from hideseek_chat.rules.state import Phase
+from hideseek_chat.rules.state import Phase, Transport
 from tests.rules.harness import START, Game
 
 END = START + timedelta(minutes=30)
@@ -98,6 +98,30 @@ def test_a_late_zone_tells_the_group_it_is_fixed_without_the_station() -> None:
     on_time.advance(minutes=30)
     quiet = on_time.do(ZoneFixed(None, "stop-1", "Hester & 4th", 36.12, -97.06))
     assert not [d for d in quiet if isinstance(d, Notify) and d.key == "zone.fixed_late"]
+
+
+def test_a_car_game_centres_zones_on_street_ends_and_says_so_without_saying_where() -> None:
+    game = Game.create()
+    game.do(SettingsChanged(game.ref(game.state.admin_player_id), transport=Transport.CAR))
+    assert hiding.zones_on_streets(game.state)
+    game.begin()
+    assert game.last("round.you_hide")["street_end"] is True
+    game.advance(minutes=30)
+    assert game.last("round.hiding_reminder")["street_end"] is True
+    assert game.last("round.seeking_started")["street_end"] is True
+    end = "terminus:36.123750,-97.065092:West Miller Avenue"
+    assert hiding.is_street_end(end) and not hiding.is_street_end("stop-1")
+    decisions = game.do(ZoneFixed(None, end, "West Miller Avenue (dead end)", 36.1, -97.0, True))
+    fixed = [d for d in decisions if isinstance(d, Notify)]
+    assert [(d.key, d.params["street_end"]) for d in fixed] == [
+        ("zone.fixed", True),
+        ("zone.fixed_late", True),
+    ]
+    assert "Miller" not in repr(fixed[1].params)
+    transit = Game.create()
+    assert not hiding.zones_on_streets(transit.state)
+    transit.begin()
+    assert transit.last("round.you_hide")["street_end"] is False
 
 
 def test_every_player_is_asked_for_a_live_location_when_a_round_starts() -> None:

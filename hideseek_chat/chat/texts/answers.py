@@ -61,6 +61,16 @@ def suggestion_numbers(s: Suggestion, fmt: Formatter) -> list[str]:
                 travelled=fmt.distance(f["travelled_m"]),
             )
         )
+    elif "hider_chars" in f:
+        lines.append(
+            fmt.t(
+                N_("Yours: {mine} ({my_count}); theirs: {theirs} ({their_count})."),
+                mine=f["hider_place"],
+                my_count=fmt.n("{count} character", "{count} characters", f["hider_chars"]),
+                theirs=f["seeker_place"],
+                their_count=fmt.n("{count} character", "{count} characters", f["seeker_chars"]),
+            )
+        )
     elif "hider_m" in f and f["hider_m"] is not None and f["seeker_m"] is not None:
         lines.append(
             fmt.t(

@@ -134,6 +134,14 @@ def _hiding_started(p: Params, f: Formatter) -> str:
 
 @text("round.you_hide")
 def _you_hide(p: Params, f: Formatter) -> str:
+    if p.get("street_end"):
+        return f.t(
+            "🏃 You're hiding this round! You have {duration}, until {time}, to get to a "
+            "street end of your choice (where a street meets another or dead-ends): its "
+            "surroundings become your hiding zone. Good luck!",
+            duration=minutes(f, p["minutes"]),
+            time=f.clock(p["ends_at"]),
+        )
     return f.t(
         "🏃 You're hiding this round! You have {duration}, until {time}, to get to a station "
         "of your choice: its surroundings become your hiding zone. Good luck!",
@@ -144,6 +152,11 @@ def _you_hide(p: Params, f: Formatter) -> str:
 
 @text("round.hiding_reminder")
 def _hiding_reminder(p: Params, f: Formatter) -> str:
+    if p.get("street_end"):
+        return f.t(
+            "⏰ {duration} of hiding time left. Be at the end of a street when it runs out!",
+            duration=minutes(f, p["minutes"]),
+        )
     return f.t(
         "⏰ {duration} of hiding time left. Be at your station when it runs out!",
         duration=minutes(f, p["minutes"]),
@@ -160,6 +173,14 @@ def _hiding_reminder_group(p: Params, f: Formatter) -> str:
 
 @text("round.seeking_started")
 def _seeking_started(p: Params, f: Formatter) -> str:
+    if p.get("street_end"):
+        return f.t(
+            "🔎 Round {round}: seekers, off you go! The hider's zone reaches {distance} around "
+            "a street end (where a street meets another or dead-ends). Ask your questions "
+            "whenever you're ready.",
+            round=p["round"],
+            distance=f.distance(p["radius_m"]),
+        )
     return f.t(
         "🔎 Round {round}: seekers, off you go! The hider's zone reaches {distance} around a "
         "station. Ask your questions whenever you're ready.",
@@ -171,6 +192,14 @@ def _seeking_started(p: Params, f: Formatter) -> str:
 @text("zone.fixed")
 def _zone_fixed(p: Params, f: Formatter) -> str:
     # The only text that names the station: it goes to the hider alone.
+    if p.get("street_end"):
+        return f.t(
+            "📍 Your zone is set: everything within {distance} of the street end {station}. "
+            "Stay inside it until you're found. Questions about your station's name are about "
+            "this street's name.",
+            distance=f.distance(p["radius_m"]),
+            station=p["station"],
+        )
     return f.t(
         "📍 Your zone is set: everything within {distance} of {station}. "
         "Stay inside it until you're found.",

@@ -4,9 +4,9 @@ The engine's ``zone.fixed_late`` and ``live.share``; the rest are the chat layer
 notices (``chat.*``), written to the outbox by the referee's jobs (``jobs``, ``liveness``)
 and the pins handler.
 
-Secrecy: ``chat.hiding_far_from_station`` names a station, and goes to the hiding team
-alone. ``chat.zone_pending`` and ``zone.fixed_late`` (the group) say nothing of where the
-hider is.
+Secrecy: ``chat.hiding_far_from_station`` names a station (in a car or on-foot game a
+street terminus, with ``street_end``), and goes to the hiding team alone.
+``chat.zone_pending`` and ``zone.fixed_late`` (the group) say nothing of where the hider is.
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ def _zone_pin_needed(p: Params, f: Formatter) -> str:
         ),
         f.t(
             "Send your location now (the button below, or 📎 → Location): the first one you "
+            "send fixes your zone around the street end nearest to it."
+        )
+        if p.get("street_end")
+        else f.t(
+            "Send your location now (the button below, or 📎 → Location): the first one you "
             "send fixes your zone around the station nearest to it."
         ),
     )
@@ -43,6 +48,11 @@ def _zone_pin_needed(p: Params, f: Formatter) -> str:
 
 @text("zone.fixed_late")
 def _zone_fixed_late(p: Params, f: Formatter) -> str:
+    if p.get("street_end"):
+        return f.t(
+            "📍 The hider's zone is now fixed: it reaches {distance} around a street end.",
+            distance=f.distance(p["radius_m"]),
+        )
     return f.t(
         "📍 The hider's zone is now fixed: it reaches {distance} around a station.",
         distance=f.distance(p["radius_m"]),
@@ -54,7 +64,22 @@ def _zone_fixed_late(p: Params, f: Formatter) -> str:
 
 @text("chat.hiding_far_from_station")
 def _far_from_station(p: Params, f: Formatter) -> str:
-    # Names a station: for the hiding team only.
+    # Names a station (or a street end): for the hiding team only.
+    if p.get("street_end"):
+        return lines(
+            f.t(
+                "⚠️ You're not near the end of any street of the map: the nearest is "
+                "{street_end}, {distance} away.",
+                street_end=p["station"],
+                distance=f.distance(p["distance_m"]),
+            ),
+            f.t(
+                "In this game your zone is centred on the street end (where a street meets "
+                "another or dead-ends) nearest to you when the hiding period ends, and must "
+                "hold you: be within {radius} of one by then.",
+                radius=f.distance(p["radius_m"]),
+            ),
+        )
     return lines(
         f.t(
             "⚠️ You're not near any station of the map: the nearest is {station}, {distance} away.",

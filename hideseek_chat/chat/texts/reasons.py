@@ -62,6 +62,7 @@ REASONS: dict[str, Reason] = {
         Reason("no_map_data", MAP, N_("the map has no data for this")),
         Reason("no_map", MAP, N_("there is no map for this game")),
         Reason("needs_line", MAP, N_("I can't tell which line they are riding")),
+        Reason("unnamed_street", MAP, N_("an unnamed street has no name to count")),
         Reason("no_elevation_data", MAP),
         Reason("unsupported_subject", MAP),
         Reason("unsupported", MAP),
