@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from hideseek_chat import geo
 from hideseek_chat.geo import MapIndex, Pin, PinSource
@@ -24,6 +24,8 @@ from hideseek_chat.rules.state import Zone as StateZone
 from hideseek_chat.store import Ping
 from hideseek_chat.store.chats import SpotData
 from hideseek_chat.store.checks import CheckVerdict
+
+_Place = TypeVar("_Place")
 
 
 def max_age(ping: Ping) -> timedelta:
@@ -101,10 +103,7 @@ def far_from_stations(
     map or stations. Hider-only."""
     if index is None:
         return None
-    nearest = index.nearest_station(lat, lon)
-    if nearest is None or hiding.is_near_station(nearest.distance_m, radius_m):
-        return None
-    return nearest.item, nearest.distance_m
+    return _unless_near(index.nearest_station(lat, lon), radius_m)
 
 
 def far_from_street_ends(
@@ -115,7 +114,11 @@ def far_from_street_ends(
     when they are, or without a map or roads. Hider-only."""
     if index is None:
         return None
-    nearest = index.nearest_terminus(lat, lon)
+    return _unless_near(index.nearest_terminus(lat, lon), radius_m)
+
+
+def _unless_near(nearest: geo.Hit[_Place] | None, radius_m: float) -> tuple[_Place, float] | None:
+    """``nearest`` and its distance, unless it is within ``radius_m`` (or there is none)."""
     if nearest is None or hiding.is_near_station(nearest.distance_m, radius_m):
         return None
     return nearest.item, nearest.distance_m
