@@ -11,6 +11,7 @@ decides when the hider cannot.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from hideseek_chat import geo
@@ -23,6 +24,7 @@ from hideseek_chat.rules import apply as engine_apply
 from hideseek_chat.rules import pins
 from hideseek_chat.rules.events import CatchAnswered, CatchClaimed, CatchDecided, EndGameStarted
 from hideseek_chat.rules.state import GameState, Phase, Player, Round
+from hideseek_chat.store import Ping
 from hideseek_chat.store.chats import SpotData
 from hideseek_chat.store.checks import CheckVerdict
 
@@ -303,33 +305,23 @@ def _stays_put(
     recent = sightings.last_pins(uow, game_id, player_id, 2)
     if not recent:
         return []
-    newest, previous = recent[0], recent[1] if len(recent) > 1 else None
     if state.phase == Phase.SEEKING:
         zone = current.zone
         if zone is None:
             return []
-        away = referee.outside_zone_m(zone, newest)
-        told = (
-            previous is not None
-            and previous.at >= zone.fixed_at
-            and referee.outside_zone_m(zone, previous) is not None
-        )
+        away = _newly_away(lambda pin: referee.outside_zone_m(zone, pin), zone.fixed_at, recent)
         keys = ("chat.hider_outside_zone", "chat.rule_outside_zone")
     else:
         spot = uow.chats.hiding_spot(game_id, current.number)
         if spot is None:
             # Nothing was frozen (no current pin when the end game began): this pin is it.
+            newest = recent[0]
             frozen = SpotData(newest.lat, newest.lon, newest.accuracy_m, now)
             uow.chats.freeze_spot(game_id, current.number, frozen)
             return []
-        away = referee.moved_from_spot_m(spot, newest)
-        told = (
-            previous is not None
-            and previous.at >= spot.frozen_at
-            and referee.moved_from_spot_m(spot, previous) is not None
-        )
+        away = _newly_away(lambda pin: referee.moved_from_spot_m(spot, pin), spot.frozen_at, recent)
         keys = ("chat.hider_moved", "chat.rule_moved")
-    if away is None or told:
+    if away is None:
         return []
     hider = state.player(player_id)
     own = turn.formatter(hider.ref)
@@ -338,3 +330,14 @@ def _stays_put(
         turn.to_person(hider.ref, private),
         turn.to_group(texts.say(keys[1], {}, turn.formatter())),
     ]
+
+
+def _newly_away(
+    away_m: Callable[[Ping], float | None], since: datetime, recent: list[Ping]
+) -> float | None:
+    """How far the newest of ``recent`` (newest first) is away (``away_m``), unless the pin
+    before it, sent ``since`` the place was set, was away too (the hider was warned then)."""
+    away = away_m(recent[0])
+    previous = recent[1] if len(recent) > 1 else None
+    told = previous is not None and previous.at >= since and away_m(previous) is not None
+    return None if told else away
