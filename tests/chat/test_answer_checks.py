@@ -14,16 +14,14 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.model import Button
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import GameState, Phase, QuestionStatus
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import AnswerCheckRow, EndGameClaimRow
-from tests.chat.test_game import (
+from tests.chat.play import (
     HIDER_SPOT,
     SEEKERS_START,
-    START,
     STATION,
     begin,
     events_count,
@@ -35,14 +33,6 @@ from tests.chat.test_game import (
 DISTANCE = re.compile(r"\d[\d.,]*\s(?:m|km)\b")
 #: Lines in which the bot tells the hider the numbers behind an answer or a claim.
 NUMBER_LINES = ("The seeker was", "The seekers went", "Nearest to you", "outside your zone")
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
 
 
 def seeking(table: Table, *, live: bool = True) -> tuple[str, str, str]:

@@ -17,15 +17,6 @@ from hideseek_chat.console.table import Table
 from hideseek_chat.rules import botnet as botnet_rules
 from hideseek_chat.rules.botnet import Ending, Stage, new_match, parse_cell
 from hideseek_chat.store import UnitOfWorkFactory
-from tests.chat.test_game import START
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
 
 
 def toast(table: Table) -> str:

@@ -12,23 +12,13 @@ from datetime import timedelta
 
 import pytest
 
-from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import ButtonIn, ChatKind, Sender, SendText
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.botnet import StoredMatch
-from tests.chat.test_game import START
 
 OTHER_GROUP = "console:group2"
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
 
 
 def second_group(table: Table) -> Table:

@@ -7,11 +7,10 @@ from datetime import timedelta
 
 import pytest
 
-from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
-from tests.chat.test_game import HIDER_SPOT, SEEKERS_START, START, begin, events_count, state_of
+from tests.chat.play import HIDER_SPOT, SEEKERS_START, START, begin, events_count, state_of
 
 SQUARE = [[-97.10, 36.10], [-97.00, 36.10], [-97.00, 36.20], [-97.10, 36.20], [-97.10, 36.10]]
 
@@ -40,14 +39,6 @@ def geojson_map() -> bytes:
         },
     ]
     return json.dumps({"type": "FeatureCollection", "features": features}).encode()
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
 
 
 def test_the_admin_uploads_a_map_and_the_zone_uses_it(

@@ -8,81 +8,27 @@ to the group or a seeker is checked for the hider's station and coordinates.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-import pytest
-from sqlalchemy import func, select
-
-from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.console.table import Line, Table
-from hideseek_chat.rules.state import CardZone, GameState, Phase
+from hideseek_chat.console.table import Table
+from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
-from hideseek_chat.store.models import EventRow
-
-START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
-STATION = "Gallagher-Iba"  # 36.1267339, -97.0643939
-HIDER_SPOT = (36.12622, -97.06401)
-SEEKERS_START = (36.14000, -97.08000)
-
-
-def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        return loaded.state
-
-
-def give_cards(uow_factory: UnitOfWorkFactory, table: Table, team_id: int, *def_ids: str) -> None:
-    """Stack the deck: move the named cards from the deck to the team's hand."""
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        state = loaded.state
-        for def_id in def_ids:
-            card = next(c for c in state.cards_in(CardZone.DECK) if c.def_id == def_id)
-            card.zone, card.holder_team_id = CardZone.HAND, team_id
-            card.position = 100 + card.id
-        uow.games.save(loaded.id, state)
-        uow.commit()
-
-
-def events_count(uow_factory: UnitOfWorkFactory) -> int:
-    with uow_factory() as uow:
-        return int(uow.session.scalar(select(func.count(EventRow.id))) or 0)
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
-
-
-def begin(table: Table) -> tuple[str, list[str]]:
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(
-        name
-        for name in ("Alice", "Bob", "Carol")
-        if any("You're hiding" in line.text for line in table.said(name))
-    )
-    return hider, [n for n in ("Alice", "Bob", "Carol") if n != hider]
-
-
-def public_lines(table: Table, seekers: list[str]) -> list[Line]:
-    refs = {table.group} | {table.person(s).ref for s in seekers}
-    return [line for line in table.lines if line.chat in refs and line.author == "bot"]
+from tests.chat.play import (
+    HIDER_SPOT,
+    SEEKERS_START,
+    START,
+    STATION,
+    begin,
+    events_count,
+    give_cards,
+    public_lines,
+    state_of,
+)
 
 
 def test_a_whole_round(table: Table, uow_factory: UnitOfWorkFactory) -> None:
     hider, (s1, s2) = begin(table)
-    state = state_of(uow_factory, table)
-    hider_team = state.hider_team_id()
-    assert hider_team is not None
-    give_cards(uow_factory, table, hider_team, "veto", "zoologist")
+    give_cards(uow_factory, table, "veto", "zoologist")
 
     # Hiding period: the hider heads to a station, sharing a live location privately.
     table.pin(hider, 36.1300, -97.0700, private=True)

@@ -8,18 +8,23 @@ while the answer window is open, and U-Turn's condition read from the pins.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
-from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.console.table import Line, Table
-from hideseek_chat.rules.state import CardZone, GameState, QuestionStatus
+from hideseek_chat.console.table import Table
+from hideseek_chat.rules.state import CardZone, QuestionStatus
 from hideseek_chat.store import UnitOfWorkFactory
+from tests.chat.play import (
+    HIDER_SPOT,
+    SEEKERS_START,
+    begin,
+    give_cards,
+    labels,
+    new_table,
+    state_of,
+)
 
-START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
-HIDER_SPOT = (36.12622, -97.06401)  # by Gallagher-Iba, Stillwater
-SEEKERS_START = (36.14000, -97.08000)
 #: From near the seekers' start 1.4 km towards the hider (a thermometer of 1 km is done).
 THERMOMETER_WALK = [
     (36.1380, -97.0780),
@@ -27,31 +32,6 @@ THERMOMETER_WALK = [
     (36.1320, -97.0720),
     (36.1300, -97.0700),
 ]
-
-
-def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        return loaded.state
-
-
-def give_cards(uow_factory: UnitOfWorkFactory, table: Table, *def_ids: str) -> list[int]:
-    """Stack the deck: move the named cards from the deck to the hider's hand."""
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        state = loaded.state
-        team = state.hider_team_id()
-        ids = []
-        for def_id in def_ids:
-            card = next(c for c in state.cards_in(CardZone.DECK) if c.def_id == def_id)
-            card.zone, card.holder_team_id = CardZone.HAND, team
-            card.position = 100 + card.id
-            ids.append(card.id)
-        uow.games.save(loaded.id, state)
-        uow.commit()
-        return ids
 
 
 def top_of_deck(uow_factory: UnitOfWorkFactory, table: Table, *def_ids: str) -> None:
@@ -72,50 +52,14 @@ def top_of_deck(uow_factory: UnitOfWorkFactory, table: Table, *def_ids: str) -> 
         uow.commit()
 
 
-def new_table(uow_factory: UnitOfWorkFactory, seed: int) -> Table:
-    """Alice, Bob and Carol at a table; Alice will be the admin. With seed 11 Alice hides
-    first, with seed 2 Carol does."""
-    table = Table(Conversation(uow_factory, seeds=lambda: seed), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    return new_table(uow_factory, 11)
-
-
 def seeking(table: Table, size: str = "small") -> tuple[str, list[str]]:
     """A game begun and its hiding period over: the hider and the seekers' names."""
-    table.send("Alice", f"/newgame {size} metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(
-        name
-        for name in ("Alice", "Bob", "Carol")
-        if any("You're hiding" in line.text for line in table.said(name))
-    )
-    seekers = [n for n in ("Alice", "Bob", "Carol") if n != hider]
+    hider, seekers = begin(table, size)
     table.pin(hider, *HIDER_SPOT, private=True)
     for seeker in seekers:
         table.pin(seeker, *SEEKERS_START)
     table.wait(timedelta(minutes={"small": 31, "medium": 61, "large": 181}[size]))
     return hider, seekers
-
-
-def labels(line: Line) -> list[str]:
-    return [b.label for row in line.buttons for b in row]
-
-
-def public_text(table: Table, seekers: list[str], since: int = 0) -> str:
-    refs = {table.group} | {table.person(s).ref for s in seekers}
-    return "\n".join(
-        line.text
-        for line in table.lines
-        if line.chat in refs and line.author == "bot" and line.id > since
-    )
 
 
 # ----------------------------------------------------------------- 1. the hand limit

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import select
 
 from hideseek_chat.chat import ask_menu, checking, keyboards, referee
@@ -22,7 +21,7 @@ from hideseek_chat.rules.state import CardZone
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.checks import CheckVerdict
 from hideseek_chat.store.models import EventRow
-from tests.chat.test_game import (
+from tests.chat.play import (
     HIDER_SPOT,
     SEEKERS_START,
     START,
@@ -37,14 +36,6 @@ STOP = "University Estates Apts"
 AT_STOP = (36.14518, -97.08133)
 #: About 150 m south of the stop: outside the station.
 OFF_STOP = (36.14366, -97.08133)
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
 
 
 def seeking(table: Table) -> tuple[str, str, str]:
@@ -67,10 +58,8 @@ def asked_events(uow_factory: UnitOfWorkFactory) -> int:
 
 def cast_urban_explorer(table: Table, uow_factory: UnitOfWorkFactory, hider: str) -> None:
     state = state_of(uow_factory, table)
-    team = state.hider_team_id()
-    assert team is not None
     bonuses = [c.def_id for c in state.cards_in(CardZone.DECK) if c.def_id.startswith("time")]
-    give_cards(uow_factory, table, team, "urban-explorer", *bonuses[:2])
+    give_cards(uow_factory, table, "urban-explorer", *bonuses[:2])
     table.send(hider, "/hand", private=True)
     table.press(hider, "▶️ Curse of the Urban Explorer")
     table.press(hider, "Time bonus + Time bonus")
@@ -353,10 +342,8 @@ def test_a_category_closed_by_a_curse_is_not_offered(
     table.send(s1, "/ask")
     old_menu = table.said()[-1]
     state = state_of(uow_factory, table)
-    team = state.hider_team_id()
-    assert team is not None
     bonus = next(c.def_id for c in state.cards_in(CardZone.DECK) if c.def_id.startswith("time"))
-    give_cards(uow_factory, table, team, "spotty-memory", bonus)
+    give_cards(uow_factory, table, "spotty-memory", bonus)
     table.send(hider, "/hand", private=True)
     table.press(hider, "▶️ Curse of the Spotty Memory")
     table.press(hider, "Time bonus")
@@ -419,10 +406,7 @@ def test_the_menu_says_which_curse_stands_in_the_way(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
     hider, s1, _s2 = seeking(table)
-    state = state_of(uow_factory, table)
-    team = state.hider_team_id()
-    assert team is not None
-    give_cards(uow_factory, table, team, "zoologist")
+    give_cards(uow_factory, table, "zoologist")
     table.send(hider, "/hand", private=True)
     table.press(hider, "▶️ Curse of the Zoologist")
     table.press(hider, "Condition met")

@@ -19,7 +19,7 @@ from hideseek_chat.chat.keyboards import Verb, decode
 from hideseek_chat.console.table import ButtonNotFound, Line, Table
 from hideseek_chat.rules.state import Mode, Phase, Transport
 from hideseek_chat.store import UnitOfWorkFactory
-from tests.chat.test_game import events_count, state_of
+from tests.chat.play import events_count, state_of
 
 START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
 PEOPLE = ("Alice", "Bob", "Carol", "Dave")
