@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select
 
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.console.table import Line, Table
+from hideseek_chat.chat.drive import Capabilities
+from hideseek_chat.console.table import CAPABILITIES, Line, Table
 from hideseek_chat.rules.state import CardZone, GameState
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import EventRow
@@ -25,19 +26,20 @@ SEEKERS_START = (36.14000, -97.08000)  # about 2.1 km from HIDER_SPOT
 
 
 def new_table(
-    uow_factory: UnitOfWorkFactory, seed: int = 11, names: Iterable[str] = NAMES
+    uow_factory: UnitOfWorkFactory,
+    seed: int = 11,
+    names: Iterable[str] = NAMES,
+    capabilities: Capabilities = CAPABILITIES,
 ) -> Table:
-    """``names`` at a table, the first will be the admin. With seed 11 Alice hides first,
-    with seed 2 Carol does."""
-    table = Table(Conversation(uow_factory, seeds=lambda: seed), START)
+    """``names`` at a table (on a channel with ``capabilities``), the first will be the
+    admin. With seed 11 Alice hides first, with seed 2 Carol does."""
+    table = Table(Conversation(uow_factory, seeds=lambda: seed), START, capabilities=capabilities)
     for name in names:
         table.person(name)
     return table
 
 
-def begin(
-    table: Table, size: str = "small", transport: str | None = None
-) -> tuple[str, list[str]]:
+def begin(table: Table, size: str = "small", transport: str | None = None) -> tuple[str, list[str]]:
     """Alice starts a ``size`` game (with ``transport`` chosen on the settings keyboard),
     Bob and Carol join, it begins: the hider and the seekers' names."""
     table.send("Alice", f"/newgame {size} metric")

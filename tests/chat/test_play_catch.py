@@ -9,33 +9,20 @@ their coordinates or a distance to them.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-import pytest
-
-from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.console.table import Table
-from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
+from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION, begin, state_of
 
-START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
-STATION = "Gallagher-Iba"  # 36.1267339, -97.0643939; the zone is 500 m around it
-HIDER_SPOT = (36.12622, -97.06401)
 HIDER_MOVED = (36.12900, -97.06420)  # about 310 m north of the spot, still in the zone
 OUTSIDE_ZONE = (36.13600, -97.06440)  # about 1 km north of the station
-SEEKERS_START = (36.14000, -97.08000)
 IN_ZONE = (36.12850, -97.06500)
 IN_ZONE_TOO = (36.12800, -97.06470)  # 60 m from IN_ZONE: a walk
 #: The secrets: the station, the hider's coordinates (any of their spots), any distance.
 SECRETS = (STATION, "36.126", "97.064", "36.129", "36.136")
 DISTANCE = re.compile(r"\d\s?(m|km|ft|mi)\b")
-
-
-def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        return loaded.state
 
 
 def spot_of(uow_factory: UnitOfWorkFactory, table: Table) -> tuple[float, float] | None:
@@ -46,29 +33,12 @@ def spot_of(uow_factory: UnitOfWorkFactory, table: Table) -> tuple[float, float]
         return None if spot is None else (spot.lat, spot.lon)
 
 
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in ("Alice", "Bob", "Carol"):
-        table.person(name)
-    return table
-
-
 def seeking(
     table: Table, uow_factory: UnitOfWorkFactory, *, seeker_pins: bool = True
 ) -> tuple[str, list[str]]:
     """A small game whose hider shares a live location at HIDER_SPOT: seeking, zone fixed;
     the seekers share theirs far away (unless not ``seeker_pins``)."""
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(
-        name
-        for name in ("Alice", "Bob", "Carol")
-        if any("You're hiding" in line.text for line in table.said(name))
-    )
-    seekers = [n for n in ("Alice", "Bob", "Carol") if n != hider]
+    hider, seekers = begin(table)
     table.pin(hider, *HIDER_SPOT, private=True)
     for seeker in seekers if seeker_pins else ():
         table.pin(seeker, *SEEKERS_START)

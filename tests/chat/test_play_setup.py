@@ -19,18 +19,14 @@ from hideseek_chat.chat.keyboards import Verb, decode
 from hideseek_chat.console.table import ButtonNotFound, Line, Table
 from hideseek_chat.rules.state import Mode, Phase, Transport
 from hideseek_chat.store import UnitOfWorkFactory
-from tests.chat.play import events_count, state_of
+from tests.chat.play import START, events_count, labels, new_table, state_of
 
-START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
 PEOPLE = ("Alice", "Bob", "Carol", "Dave")
 
 
 @pytest.fixture
 def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in PEOPLE:
-        table.person(name)
-    return table
+    return new_table(uow_factory, names=PEOPLE)
 
 
 def new_game(table: Table, players: tuple[str, ...] = PEOPLE) -> None:
@@ -46,10 +42,6 @@ def reply(table: Table, name: str, text: str, *, private: bool = False) -> Line:
     said = table.said(name if private else None, since=mark)
     assert said, f"no reply to {text!r}"
     return said[-1]
-
-
-def labels(line: Line) -> list[str]:
-    return [b.label for row in line.buttons for b in row]
 
 
 def hiders(table: Table, since: int) -> set[str]:

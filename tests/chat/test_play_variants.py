@@ -10,68 +10,26 @@ on the Stillwater map, on both databases.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
-from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.console.table import Line, Table
-from hideseek_chat.rules.state import GameState, Phase, Transport, Zone
+from hideseek_chat.console.table import Table
+from hideseek_chat.rules.state import Phase, Transport, Zone
 from hideseek_chat.store import UnitOfWorkFactory
+from tests.chat.play import HIDER_SPOT, begin, public_text, state_of, text_of
 
-START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
-HIDER_SPOT = (36.12622, -97.06401)  # 67 m from the bus stop Gallagher-Iba
-STOP = "Gallagher-Iba"
+STOP = "Gallagher-Iba"  # the bus stop 67 m from HIDER_SPOT
 STREET_END = "West Miller Avenue (dead end)"  # 291 m from HIDER_SPOT
 STREET_END_AT = (36.1237504, -97.0650915)
 FAR = (36.084, -97.112)  # inside the map, 804 m from its nearest street end
 FAR_END = "South Sangre Road (dead end)"
-NAMES = ("Alice", "Bob", "Carol")
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in NAMES:
-        table.person(name)
-    return table
-
-
-def begin(table: Table, transport: str | None) -> tuple[str, list[str]]:
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    if transport is not None:
-        table.send("Alice", "/settings")
-        table.press("Alice", transport)
-    table.send("Alice", "/begin")
-    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
-    return hider, [n for n in NAMES if n != hider]
-
-
-def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        return loaded.state
 
 
 def zone_of(uow_factory: UnitOfWorkFactory, table: Table) -> Zone | None:
     current = state_of(uow_factory, table).current_round
     assert current is not None
     return current.zone
-
-
-def text_of(lines: list[Line]) -> str:
-    return "\n".join(line.text for line in lines)
-
-
-def public_text(table: Table, seekers: list[str], since: int = 0) -> str:
-    """What the group and the seekers read (the hider's zone must never be in it)."""
-    refs = {table.group} | {table.person(s).ref for s in seekers}
-    return text_of(
-        [x for x in table.lines if x.chat in refs and x.author == "bot" and x.id > since]
-    )
 
 
 def secrets_of(zone: Zone) -> tuple[str, ...]:
@@ -87,7 +45,7 @@ def secrets_of(zone: Zone) -> tuple[str, ...]:
 def test_a_car_game_centres_the_zone_on_the_nearest_street_end_not_a_stop(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, seekers = begin(table, "🚗 Car")
+    hider, seekers = begin(table, transport="🚗 Car")
     assert state_of(uow_factory, table).settings.transport == Transport.CAR
     mark = table.mark()
     table.pin(hider, *HIDER_SPOT, private=True)  # a live location, 291 m from the street end
@@ -112,7 +70,7 @@ def test_a_car_game_centres_the_zone_on_the_nearest_street_end_not_a_stop(
 def test_an_on_foot_hider_far_from_every_street_end_hears_the_nearest_privately(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, seekers = begin(table, "🚶 On foot")
+    hider, seekers = begin(table, transport="🚶 On foot")
     mark = table.mark()
     table.pin(hider, *FAR, private=True)
     told = text_of(table.said(hider, since=mark))
@@ -135,7 +93,7 @@ def test_an_on_foot_hider_far_from_every_street_end_hears_the_nearest_privately(
 def test_a_late_pin_in_a_car_game_fixes_the_zone_on_a_street_end(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, seekers = begin(table, "🚗 Car")
+    hider, seekers = begin(table, transport="🚗 Car")
     table.wait(timedelta(minutes=30, seconds=30))
     assert zone_of(uow_factory, table) is None
     assert "fixes your zone around the street end nearest to it" in text_of(table.said(hider))
@@ -152,7 +110,7 @@ def test_a_late_pin_in_a_car_game_fixes_the_zone_on_a_street_end(
 def test_a_transit_game_still_centres_the_zone_on_a_stop(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, seekers = begin(table, None)
+    hider, seekers = begin(table)
     table.pin(hider, *HIDER_SPOT, private=True)
     table.wait(timedelta(minutes=31))
     zone = zone_of(uow_factory, table)
@@ -167,7 +125,7 @@ SEEKER_SPOT = (36.14000, -97.08000)  # nearest street end: North Airport Industr
 def test_the_station_name_question_of_a_car_game_counts_the_street_names(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, (s1, s2) = begin(table, "🚗 Car")
+    hider, (s1, s2) = begin(table, transport="🚗 Car")
     table.pin(hider, *HIDER_SPOT, private=True)
     table.wait(timedelta(minutes=31))
     table.pin(hider, *HIDER_SPOT, private=True, edited=True)
@@ -191,7 +149,7 @@ def test_the_station_name_question_of_a_car_game_counts_the_street_names(
 def test_the_station_name_question_of_a_transit_game_counts_characters_not_metres(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, (s1, _s2) = begin(table, None)
+    hider, (s1, _s2) = begin(table)
     table.pin(hider, *HIDER_SPOT, private=True)
     table.wait(timedelta(minutes=31))
     table.pin(hider, *HIDER_SPOT, private=True, edited=True)

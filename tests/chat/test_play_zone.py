@@ -13,71 +13,39 @@ played through the conversation layer on the Stillwater map, on both databases.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-import pytest
-
-from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities, adapt
 from hideseek_chat.chat.model import Button, ChatKind, LocationIn, Sender, SendText
 from hideseek_chat.console.table import Line, Table
-from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.telegram.send import keyboard, location_keyboard
+from tests.chat.play import (
+    HIDER_SPOT,
+    NAMES,
+    SEEKERS_START,
+    START,
+    STATION,
+    begin,
+    new_table,
+    public_text,
+    state_of,
+    text_of,
+)
 from tests.telegram.conftest import Harness, harness  # noqa: F401 (the fixture)
 from tests.telegram.factories import GROUP, make_command
 
-START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
-STATION = "Gallagher-Iba"  # 36.1267339, -97.0643939
-HIDER_SPOT = (36.12622, -97.06401)  # 67 m from Gallagher-Iba
 OTHER_STATION = "Stillwater Medical Center"
 OTHER_SPOT = (36.1146243, -97.0740291)  # 1.6 km from Gallagher-Iba
 FAR = (36.084, -97.112)  # inside the map, 2 km from its nearest station
 FAR_NEAREST = "19th & Shalamar"
-SEEKERS_START = (36.14000, -97.08000)
-NAMES = ("Alice", "Bob", "Carol")
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in NAMES:
-        table.person(name)
-    return table
-
-
-def begin(table: Table) -> tuple[str, list[str]]:
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
-    return hider, [n for n in NAMES if n != hider]
-
-
-def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        return loaded.state
 
 
 def zone_station(uow_factory: UnitOfWorkFactory, table: Table) -> str | None:
     current = state_of(uow_factory, table).current_round
     assert current is not None
     return current.zone.station_name if current.zone else None
-
-
-def text_of(lines: list[Line]) -> str:
-    return "\n".join(line.text for line in lines)
-
-
-def public_text(table: Table, seekers: list[str], since: int = 0) -> str:
-    """What the group and the seekers read (the hider's station must never be in it)."""
-    refs = {table.group} | {table.person(s).ref for s in seekers}
-    return text_of(
-        [x for x in table.lines if x.chat in refs and x.author == "bot" and x.id > since]
-    )
 
 
 # ----- the zone at the end of the hiding period -----
@@ -186,9 +154,7 @@ def test_every_player_is_asked_for_a_live_location_when_a_round_starts(
 ) -> None:
     # A channel with a button that sends the location (Telegram's reply keyboard).
     capable = Capabilities(pictures=False, location_button=True)
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START, capabilities=capable)
-    for name in NAMES:
-        table.person(name)
+    table = new_table(uow_factory, capabilities=capable)
     hider, _ = begin(table)
     for name in NAMES:
         asks = [x for x in table.said(name) if "Share My Live Location → 8 hours" in x.text]
