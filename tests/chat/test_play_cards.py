@@ -62,6 +62,17 @@ def seeking(table: Table, size: str = "small") -> tuple[str, list[str]]:
     return hider, seekers
 
 
+def found(table: Table, hider: str, seeker: str) -> str:
+    """A minute on, ``seeker`` stands by the hider, starts the end game and claims the
+    catch; the hider confirms: the round's result as the group read it."""
+    table.wait(timedelta(minutes=1))
+    table.pin(seeker, HIDER_SPOT[0] + 0.00001, HIDER_SPOT[1])
+    table.send(seeker, "/endgame")
+    table.send(seeker, "/found")
+    table.press(hider, "Yes, they found me")
+    return "\n".join(line.text for line in table.said()[-4:])
+
+
 # ----------------------------------------------------------------- 1. the hand limit
 
 
@@ -172,12 +183,7 @@ def test_the_round_result_and_the_score_show_the_bonus_minutes(
 ) -> None:
     hider, (s1, _s2) = seeking(table)
     give_cards(uow_factory, table, "time-bonus-12", "time-bonus-4")
-    table.wait(timedelta(minutes=1))
-    table.pin(s1, HIDER_SPOT[0] + 0.00001, HIDER_SPOT[1])
-    table.send(s1, "/endgame")
-    table.send(s1, "/found")
-    table.press(hider, "Yes, they found me")
-    result = "\n".join(line.text for line in table.said()[-4:])
+    result = found(table, hider, s1)
     assert "Time bonuses in hand: +16 min (12 min + 4 min)" in result, result
     table.send(s1, "/score")
     score = table.said()[-1].text
@@ -236,12 +242,7 @@ def test_a_seeker_reports_the_lemon_fell_and_the_hider_confirms_the_bonus(
     # Shown in /status, the round result and /score.
     table.send(s1, "/status")
     assert "Curse bonuses for the hider so far: +30 min" in table.said()[-1].text
-    table.wait(timedelta(minutes=1))
-    table.pin(s1, HIDER_SPOT[0] + 0.00001, HIDER_SPOT[1])
-    table.send(s1, "/endgame")
-    table.send(s1, "/found")
-    table.press(hider, "Yes, they found me")
-    result = "\n".join(line.text for line in table.said()[-4:])
+    result = found(table, hider, s1)
     assert "Curse bonuses: +30 min" in result, result
     table.send(s1, "/score")
     assert "curse bonuses +30 min" in table.said()[-1].text

@@ -50,12 +50,13 @@ def seeking(
     return hider, seekers
 
 
-def walk_into_zone(table: Table, seeker: str) -> None:
-    """Two live edits a minute apart inside the zone, at walking pace."""
+def walk_into_zone(table: Table, seeker: str, *, live: bool = True) -> None:
+    """Two pins a minute apart inside the zone, at walking pace: live edits (or, unless
+    ``live``, one-off pins)."""
     table.wait(timedelta(minutes=5))
-    table.pin(seeker, *IN_ZONE)
+    table.pin(seeker, *IN_ZONE, live=live)
     table.wait(timedelta(minutes=1))
-    table.pin(seeker, *IN_ZONE_TOO)
+    table.pin(seeker, *IN_ZONE_TOO, live=live)
 
 
 def assert_secret(table: Table, hider: str, since: int = 0) -> None:
@@ -125,10 +126,7 @@ def test_a_one_off_pin_in_the_zone_asks_and_never_starts_it_alone(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
     hider, (s1, _s2) = seeking(table, uow_factory)
-    table.wait(timedelta(minutes=5))
-    table.pin(s1, *IN_ZONE, live=False)
-    table.wait(timedelta(minutes=1))
-    table.pin(s1, *IN_ZONE_TOO, live=False)
+    walk_into_zone(table, s1, live=False)
     assert state_of(uow_factory, table).phase == Phase.SEEKING
     assert len([line for line in table.said() if "still on transit" in line.text]) == 1
     # Having left the zone by the time they press, the button no longer starts it.
