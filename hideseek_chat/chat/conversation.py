@@ -249,8 +249,9 @@ STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only", "chat.abort_n
 
 def _is_stale(refusal: Exception) -> bool:
     """Whether a press was refused because its keyboard is out of date: an earlier game, the
-    setup once the game has begun, or another phase of the game that is over (WrongPhase)."""
-    if isinstance(refusal, WrongPhase):
+    setup once the game has begun, another phase of the game that is over (WrongPhase), or
+    no game left for the presser (an aborted or finished game's private keyboard)."""
+    if isinstance(refusal, WrongPhase | GameNotFound):
         return True
     return isinstance(refusal, ChatError) and refusal.key in STALE_KEYS
 

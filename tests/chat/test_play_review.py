@@ -1,0 +1,82 @@
+"""A reviewer's games through the conversation layer (issue 16): the interactions between
+features built separately, each played as a group would, on both databases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.console.table import Table
+from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.store import UnitOfWorkFactory
+
+START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+HIDER_SPOT = (36.12622, -97.06401)  # by Gallagher-Iba
+SEEKERS_START = (36.14000, -97.08000)
+IN_ZONE = (36.12850, -97.06500)
+IN_ZONE_TOO = (36.12800, -97.06470)
+NAMES = ("Alice", "Bob", "Carol")
+
+
+def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        return loaded.state
+
+
+@pytest.fixture
+def table(uow_factory: UnitOfWorkFactory) -> Table:
+    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
+    for name in NAMES:
+        table.person(name)
+    return table
+
+
+def seeking(table: Table, uow_factory: UnitOfWorkFactory) -> tuple[str, list[str]]:
+    """A small game, the hider at HIDER_SPOT, the seekers far away: seeking, zone fixed."""
+    table.send("Alice", "/newgame small metric")
+    table.press("Bob", "Join the game")
+    table.send("Carol", "/join")
+    table.send("Alice", "/begin")
+    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
+    seekers = [n for n in NAMES if n != hider]
+    table.pin(hider, *HIDER_SPOT, private=True)
+    for seeker in seekers:
+        table.pin(seeker, *SEEKERS_START)
+    table.wait(timedelta(minutes=30, seconds=30))
+    assert state_of(uow_factory, table).phase == Phase.SEEKING
+    return hider, seekers
+
+
+def end_game(table: Table, seeker: str) -> None:
+    """The seeker walks into the zone: the end game begins."""
+    table.wait(timedelta(minutes=5))
+    table.pin(seeker, *IN_ZONE)
+    table.wait(timedelta(minutes=1))
+    table.pin(seeker, *IN_ZONE_TOO)
+
+
+def test_an_abort_during_a_catch_claim_takes_the_hiders_confirm_buttons_away_once_pressed(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (seeker, _) = seeking(table, uow_factory)
+    end_game(table, seeker)
+    assert state_of(uow_factory, table).phase == Phase.END_GAME
+    table.send(seeker, "/found")
+    table.press(seeker, "spotted")  # the pins are far apart: the hider decides
+    assert any(
+        label == "✅ Yes, they found me" for _, b in table.buttons(hider) for label in [b.label]
+    )
+    table.send("Alice", "/abort")
+    table.press("Alice", "Yes, end the game")
+    assert state_of(uow_factory, table).phase == Phase.GAME_OVER
+
+    replies = table.press(hider, "Yes, they found me")  # too late: the game is over
+    assert state_of(uow_factory, table).phase == Phase.GAME_OVER
+    assert any("not playing" in getattr(r, "text", "") for r in replies)
+    assert not [
+        b for _, b in table.buttons(hider) if "they found me" in b.label or b.label == "❌ No"
+    ]
