@@ -80,3 +80,30 @@ def test_an_abort_during_a_catch_claim_takes_the_hiders_confirm_buttons_away_onc
     assert not [
         b for _, b in table.buttons(hider) if "they found me" in b.label or b.label == "❌ No"
     ]
+
+
+def test_a_zone_pending_when_the_seekers_send_endgame_is_fixed_by_the_hiders_first_pin(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    table.send("Alice", "/newgame small metric")
+    table.press("Bob", "Join the game")
+    table.send("Carol", "/join")
+    table.send("Alice", "/begin")
+    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
+    seeker = next(n for n in NAMES if n != hider)
+    table.pin(seeker, *SEEKERS_START)
+    table.wait(timedelta(minutes=30, seconds=30))  # no pin from the hider: the zone is pending
+    assert any("isn't fixed yet" in line.text for line in table.said())
+    table.send(seeker, "/endgame")
+    state = state_of(uow_factory, table)
+    assert state.phase == Phase.END_GAME and state.current_round is not None
+    assert state.current_round.zone is None
+
+    since = table.mark()
+    table.pin(hider, *HIDER_SPOT, private=True)  # "the first one you send fixes your zone"
+    state = state_of(uow_factory, table)
+    assert state.current_round is not None and state.current_round.zone is not None
+    assert state.current_round.zone.station_name == "Gallagher-Iba"
+    told = [line.text for line in table.said(since=since)]
+    assert any("zone is now fixed" in text for text in told)  # the group, not where
+    assert not any("Gallagher" in line.text for line in table.said(since=since))
