@@ -107,3 +107,46 @@ def test_a_zone_pending_when_the_seekers_send_endgame_is_fixed_by_the_hiders_fir
     told = [line.text for line in table.said(since=since)]
     assert any("zone is now fixed" in text for text in told)  # the group, not where
     assert not any("Gallagher" in line.text for line in table.said(since=since))
+
+
+def test_a_claim_the_hider_refuses_after_the_pins_started_the_end_game_is_spent(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    table.send("Alice", "/newgame small metric")
+    table.press("Bob", "Join the game")
+    table.send("Carol", "/join")
+    table.send("Alice", "/begin")
+    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
+    seeker = next(n for n in NAMES if n != hider)
+    table.pin(hider, *HIDER_SPOT, private=True)
+    table.wait(timedelta(minutes=30, seconds=30))
+    table.send(seeker, "/endgame")  # no pin of theirs: the hider decides
+    assert any("Refuse" in b.label for _, b in table.buttons(hider))
+    end_game(table, seeker)  # meanwhile their live location starts it
+    assert state_of(uow_factory, table).phase == Phase.END_GAME
+
+    since = table.mark()
+    table.press(hider, "Refuse")  # too late: the end game is on
+    assert state_of(uow_factory, table).phase == Phase.END_GAME
+    assert not any("search goes on" in line.text for line in table.said(since=since))
+    assert not [b for _, b in table.buttons(hider) if "Refuse" in b.label or "Accept" in b.label]
+
+
+def test_an_off_transit_button_of_an_earlier_round_goes_when_pressed(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    hider, (seeker, _) = seeking(table, uow_factory)
+    table.wait(timedelta(minutes=10))
+    table.pin(seeker, *IN_ZONE)  # a lone pin in the zone: are they off transit?
+    assert any("off transit" in b.label for _, b in table.buttons(seeker))
+    table.wait(timedelta(minutes=1))
+    table.pin(seeker, *IN_ZONE_TOO)  # the next one tells: the end game begins
+    table.send(seeker, "/found")
+    table.press(seeker, "spotted")
+    table.press(hider, "Yes, they found me")
+    table.send("Alice", "/next")
+    table.wait(timedelta(minutes=31))  # round 2 is seeking
+    assert state_of(uow_factory, table).phase in (Phase.SEEKING, Phase.END_GAME)
+
+    table.press(seeker, "off transit")  # round 1's question
+    assert not [b for _, b in table.buttons(seeker) if "off transit" in b.label]
