@@ -150,3 +150,37 @@ def test_an_off_transit_button_of_an_earlier_round_goes_when_pressed(
 
     table.press(seeker, "off transit")  # round 1's question
     assert not [b for _, b in table.buttons(seeker) if "off transit" in b.label]
+
+
+def test_with_two_seeker_teams_the_first_catch_says_the_round_goes_on(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    names = ("Alice", "Bob", "Carol", "Dave")
+    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
+    for name in names:
+        table.person(name)
+    table.send("Alice", "/newgame small metric")
+    for name in names[1:]:
+        table.send(name, "/join")
+    table.send("Alice", "/settings")
+    table.press("Alice", "Two seeker teams: points")
+    table.send("Bob", "/team Owls")
+    table.send("Carol", "/team Owls")
+    table.send("Alice", "/begin")
+    hiders = [n for n in names if any("You're hiding" in x.text for x in table.said(n))]
+    assert hiders == ["Alice"]
+    table.pin("Alice", *HIDER_SPOT, private=True)
+    for seeker in ("Bob", "Carol", "Dave"):
+        table.pin(seeker, *SEEKERS_START)
+    table.wait(timedelta(minutes=30, seconds=30))
+    end_game(table, "Bob")
+    table.pin("Bob", HIDER_SPOT[0] + 0.00003, HIDER_SPOT[1])
+    table.send("Bob", "/found")
+    since = table.mark()
+    table.press("Alice", "Yes, they found me")
+    said = [line.text for line in table.said(since=since)]
+    assert said[0] == "✅ Found! Bob of team Owls caught the hider."
+    assert said[1] == (
+        "🔎 The round goes on until the hider is found by Dave too. Hider, stay where you are."
+    )
+    assert state_of(uow_factory, table).phase == Phase.END_GAME
