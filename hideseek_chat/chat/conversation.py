@@ -125,7 +125,8 @@ class Conversation:
             toast: list[Outbound] = [
                 AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)
             ]
-            if msg.message_ref is not None and _is_stale(refusal, msg.data):
+            own = msg.chat == msg.sender.ref  # the presser's private chat
+            if msg.message_ref is not None and _is_stale(refusal, msg.data, own):
                 # The keyboard belongs to a moment that has passed: the toast says why,
                 # and the buttons go so that nobody presses them again.
                 toast.append(EditButtons(msg.chat, message_ref=msg.message_ref))
@@ -264,12 +265,12 @@ ONE_PURPOSE = frozenset(
 SPENT_KEYS = frozenset({"chat.button_unknown", "chat.penalty_already", "chat.loss_already"})
 
 
-def _is_stale(refusal: Exception, data: str = "") -> bool:
+def _is_stale(refusal: Exception, data: str = "", own_chat: bool = False) -> bool:
     """Whether a press was refused because its keyboard is out of date: an earlier game, the
     setup once the game has begun, another phase of the game that is over (WrongPhase), no
-    game left for the presser (an aborted or finished game's private keyboard), or a
-    one-purpose keyboard (``data``'s verb) already settled."""
-    if isinstance(refusal, WrongPhase | GameNotFound):
+    game left for the presser in their own private chat (an aborted or finished game's
+    keyboard), or a one-purpose keyboard (``data``'s verb) already settled."""
+    if isinstance(refusal, WrongPhase) or (isinstance(refusal, GameNotFound) and own_chat):
         return True
     if not isinstance(refusal, ChatError):
         return False
