@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from hideseek_chat.chat import jobs, liveness, outbox, routes
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import Formatter
-from hideseek_chat.chat.keyboards import open_private
+from hideseek_chat.chat.keyboards import Verb, open_private
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import (
     AnswerButton,
@@ -125,7 +125,8 @@ class Conversation:
             toast: list[Outbound] = [
                 AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)
             ]
-            if msg.message_ref is not None and _is_stale(refusal):
+            own = msg.chat == msg.sender.ref  # the presser's private chat
+            if msg.message_ref is not None and _is_stale(refusal, msg.data, own):
                 # The keyboard belongs to a moment that has passed: the toast says why,
                 # and the buttons go so that nobody presses them again.
                 toast.append(EditButtons(msg.chat, message_ref=msg.message_ref))
@@ -246,13 +247,36 @@ class Conversation:
 #: that has ended.
 STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only", "chat.abort_nothing"})
 
+#: Keyboards with one purpose (a claim, a confirmation, a decision): once one of their
+#: buttons "no longer works" (settled, another round), none of them does. Other keyboards
+#: mix buttons (a question's answers with its Veto), so one dead button does not take them.
+ONE_PURPOSE = frozenset(
+    verb.value
+    for verb in (
+        Verb.DECIDE_CLAIM,
+        Verb.OFF_TRANSIT,
+        Verb.CONFIRM_ANSWER,
+        Verb.CONFIRM_PENALTY,
+        Verb.CONFIRM_LOSS,
+        Verb.DECIDE_CATCH,
+    )
+)
+#: Refusals that mean a one-purpose keyboard is spent.
+SPENT_KEYS = frozenset({"chat.button_unknown", "chat.penalty_already", "chat.loss_already"})
 
-def _is_stale(refusal: Exception) -> bool:
+
+def _is_stale(refusal: Exception, data: str = "", own_chat: bool = False) -> bool:
     """Whether a press was refused because its keyboard is out of date: an earlier game, the
-    setup once the game has begun, or another phase of the game that is over (WrongPhase)."""
-    if isinstance(refusal, WrongPhase):
+    setup once the game has begun, another phase of the game that is over (WrongPhase), no
+    game left for the presser in their own private chat (an aborted or finished game's
+    keyboard), or a one-purpose keyboard (``data``'s verb) already settled."""
+    if isinstance(refusal, WrongPhase) or (isinstance(refusal, GameNotFound) and own_chat):
         return True
-    return isinstance(refusal, ChatError) and refusal.key in STALE_KEYS
+    if not isinstance(refusal, ChatError):
+        return False
+    if refusal.key in SPENT_KEYS and data.split(":", 1)[0] in ONE_PURPOSE:
+        return True
+    return refusal.key in STALE_KEYS
 
 
 def _open_private_request(chat: str, names: str, fmt: Formatter) -> SendText:

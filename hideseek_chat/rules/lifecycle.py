@@ -441,6 +441,9 @@ def _caught(
     caught = {c.team_id for c in state.catches if c.round_number == current.number}
     if state.settings.mode == Mode.STANDARD or caught >= set(state.seeker_team_ids()):
         decisions.extend(end_round(state, ruleset, Ending.CAUGHT, now))
+    else:  # two seeker teams: the round goes on until every team has found the hider
+        left = [state.team(t).name for t in state.seeker_team_ids() if t not in caught]
+        decisions.append(Notify(GROUP, "catch.others_search", {"teams": left}))
     return decisions
 
 

@@ -207,6 +207,7 @@ def press_decide_claim(turn: Turn, press: Press) -> list[Outbound]:
         or claim.accepted is not None
         or current is None
         or claim.round_number != current.number
+        or state.phase != Phase.SEEKING  # the end game began since: nothing to decide
         or choice not in ("y", "n")
     ):
         raise ChatError("chat.button_unknown")

@@ -133,7 +133,7 @@ def facts(
         return []
     uow, game_id = turn.uow, turn.game_id
     if state.is_hider(player_id):
-        if current.zone is not None or state.phase != Phase.SEEKING:
+        if current.zone is not None:  # a pending zone is fixed in the end game too
             return []
         services = turn.services
         fixed = sightings.zone_fixed(

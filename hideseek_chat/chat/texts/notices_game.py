@@ -301,6 +301,14 @@ def _catch_confirmed(p: Params, f: Formatter) -> str:
     return f.t("✅ Found! {by} of team {team} caught the hider.", by=p["by"], team=p["team"])
 
 
+@text("catch.others_search")
+def _catch_others_search(p: Params, f: Formatter) -> str:
+    return f.t(
+        "🔎 The round goes on until the hider is found by {teams} too. Hider, stay where you are.",
+        teams=f.names(list(p["teams"])),
+    )
+
+
 def _result_header(p: Params, f: Formatter) -> str:
     if p["ending"] == "caught":
         return f.t(
