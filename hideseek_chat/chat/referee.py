@@ -155,7 +155,9 @@ TRANSIT_UNKNOWN = "transit_unknown"
 
 #: Claim reasons that leave no current location to check an ``/endgame`` by: the hider
 #: decides, as for a claim the pins contradict (a claim without evidence never freezes them).
-NO_EVIDENCE = frozenset({"no_pin", "stale_pin", "forwarded", "future_pin"})
+#: Why an end-game claim cannot be checked: no current pin, or no zone yet to check it
+#: against (the hider decides then, rather than the claim starting the end game unchecked).
+NO_EVIDENCE = frozenset({"no_pin", "stale_pin", "forwarded", "future_pin", "no_zone"})
 
 
 def hider_decides(verdict: CheckVerdict, reason: str) -> bool:

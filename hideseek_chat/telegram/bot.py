@@ -151,7 +151,20 @@ async def _set_commands(application: TelegramApp) -> None:
 
 
 async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-    log.error("handling %r failed", update, exc_info=context.error)
+    """Log a failed update by its id and kind, never its content: a location in it may be
+    the hider's."""
+    if isinstance(update, Update):
+        kind = next(
+            (
+                name
+                for name in ("message", "edited_message", "callback_query", "my_chat_member")
+                if getattr(update, name, None) is not None
+            ),
+            "other",
+        )
+        log.error("handling update %s (%s) failed", update.update_id, kind, exc_info=context.error)
+    else:
+        log.error("handling %s failed", type(update).__name__, exc_info=context.error)
 
 
 def build_application(

@@ -338,9 +338,12 @@ def test_endgame_without_a_zone_or_a_pin_waits_for_the_hider_too(
     table.send(s1, "/endgame")
     assert state_of(uow_factory, table).phase == Phase.SEEKING
     assert "no current location" in table.said(hider)[-1].text
-    # With a current pin the claim stands: there is no zone to check it against.
+    # A current pin is no better: there is no zone to check it against, so the hider decides.
     table.pin(s2, *IN_ZONE)
     table.send(s2, "/endgame")
+    assert state_of(uow_factory, table).phase == Phase.SEEKING
+    assert "zone isn't fixed yet" in table.said(hider)[-1].text
+    table.press(hider, "Accept")
     assert state_of(uow_factory, table).phase == Phase.END_GAME
     # No pin of the hider at all: a catch claim goes to them unmeasured, never refused.
     table.send(s2, "/found")

@@ -82,7 +82,7 @@ def test_an_abort_during_a_catch_claim_takes_the_hiders_confirm_buttons_away_onc
     ]
 
 
-def test_a_zone_pending_when_the_seekers_send_endgame_is_fixed_by_the_hiders_first_pin(
+def test_a_zone_pending_when_the_seekers_send_endgame_waits_for_the_hider_and_is_fixed_by_their_first_pin(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
     table.send("Alice", "/newgame small metric")
@@ -95,6 +95,12 @@ def test_a_zone_pending_when_the_seekers_send_endgame_is_fixed_by_the_hiders_fir
     table.wait(timedelta(minutes=30, seconds=30))  # no pin from the hider: the zone is pending
     assert any("isn't fixed yet" in line.text for line in table.said())
     table.send(seeker, "/endgame")
+    # Nothing to check the claim against: it waits for the hider, and starts nothing yet.
+    assert state_of(uow_factory, table).phase == Phase.SEEKING
+    decide = table.said(hider)[-1]
+    assert "your zone isn't fixed yet" in decide.text, decide.text
+    assert "zone isn't fixed yet" in table.said()[-1].text  # the group hears why it waits
+    table.press(hider, "Accept")
     state = state_of(uow_factory, table)
     assert state.phase == Phase.END_GAME and state.current_round is not None
     assert state.current_round.zone is None

@@ -156,6 +156,15 @@ def test_a_text_that_cannot_be_rendered_is_logged_and_falls_back(
     assert "cannot render error.rounds" in caplog.text
 
 
+def test_a_text_that_cannot_be_rendered_logs_its_parameters_names_not_their_values(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A notice that fails to render may carry the hider's station: only names are logged.
+    texts.say("zone.fixed", {"station": "Gallagher-Iba", "lat": 36.1267}, fmt())
+    assert "cannot render zone.fixed" in caplog.text and "station" in caplog.text
+    assert "Gallagher" not in caplog.text and "36.12" not in caplog.text
+
+
 def test_a_chat_sentence_missing_a_value_is_shown_up_to_it() -> None:
     f = fmt()
     assert texts.say("chat.map_set", {"name": "Stillwater"}, f) == (

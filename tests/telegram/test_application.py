@@ -125,3 +125,18 @@ async def test_a_self_hosted_bot_api_server_is_used_for_calls_and_files() -> Non
     )
     assert app.bot.base_url == f"http://127.0.0.1:8081/bot{TOKEN}"
     assert app.bot.base_file_url == f"http://127.0.0.1:8081/file/bot{TOKEN}"
+
+
+async def test_a_failed_update_is_logged_without_its_location(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An update that fails is logged by its id and kind: a location in it may be the hider's."""
+    from hideseek_chat.telegram import bot as telegram_bot
+    from tests.telegram.factories import make_location
+
+    failed = make_location(harness.app.bot, 36.1262217, -97.0640153)
+    context = type("Context", (), {"error": RuntimeError("boom")})()
+    with caplog.at_level(logging.ERROR):
+        await telegram_bot._log_error(failed, context)  # type: ignore[arg-type]
+    assert f"handling update {failed.update_id} (message) failed" in caplog.text
+    assert "36.126" not in caplog.text and "97.064" not in caplog.text

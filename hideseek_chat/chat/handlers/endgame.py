@@ -172,7 +172,11 @@ def endgame(turn: Turn, args: Args) -> list[Outbound]:
     turn.wrote()
     values = {"name": player.name}
     disputed = check.verdict == CheckVerdict.DISAGREED
-    group_key = "chat.claim_disputed" if disputed else "chat.claim_no_pin"
+    if check.reason == "no_zone":
+        unchecked, unchecked_hider = "chat.claim_no_zone", "chat.claim_no_zone_hider"
+    else:
+        unchecked, unchecked_hider = "chat.claim_no_pin", "chat.claim_no_pin_hider"
+    group_key = "chat.claim_disputed" if disputed else unchecked
     replies: list[Outbound] = [turn.reply(turn.say(group_key, **values))]
     for hider in state.team_players(current.hider_team_id):
         own = turn.formatter(hider.ref)
@@ -187,7 +191,7 @@ def endgame(turn: Turn, args: Args) -> list[Outbound]:
         else:
             text = "\n".join(
                 [
-                    texts.say("chat.claim_no_pin_hider", values, own),
+                    texts.say(unchecked_hider, values, own),
                     texts.say("chat.claim_decide", values, own),
                 ]
             )

@@ -36,6 +36,15 @@ plain_texts(
         "chat.claim_no_pin_hider": N_(
             "🎯 {name} claims the end game, but I have no current location from them to check it."
         ),
+        # /endgame while the zone is pending
+        "chat.claim_no_zone": N_(
+            "🛰 {name} claims the end game, but the hider's zone isn't fixed yet, so I can't "
+            "check it. The hider decides whether it starts."
+        ),
+        "chat.claim_no_zone_hider": N_(
+            "🎯 {name} claims the end game, but your zone isn't fixed yet (send your location "
+            "to fix it), so I can't check the claim."
+        ),
         # a seeker's pin in the zone whose speed can't be told
         "chat.transit_ask": N_(
             "🎯 {name}, your location may start the end game, but I can't tell whether you are "

@@ -112,5 +112,6 @@ def say(key: str, params: Params, fmt: Formatter) -> str:
         try:
             return renderer(params, fmt)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            log.exception("cannot render %s with %r", key, params)
+            # The parameters' names only: their values may hold the hider's station.
+            log.exception("cannot render %s with the parameters %s", key, sorted(params))
     return fallback(key, fmt)
