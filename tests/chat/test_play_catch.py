@@ -321,16 +321,7 @@ def test_a_hider_outside_the_zone_while_seeking_is_warned_once_per_excursion(
 def test_endgame_without_a_zone_or_a_pin_waits_for_the_hider_too(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(
-        name
-        for name in ("Alice", "Bob", "Carol")
-        if any("You're hiding" in line.text for line in table.said(name))
-    )
-    s1, s2 = (n for n in ("Alice", "Bob", "Carol") if n != hider)
+    hider, (s1, s2) = begin(table)
     table.wait(timedelta(minutes=30, seconds=30))  # the hider never shares a location
     state = state_of(uow_factory, table)
     assert state.phase == Phase.SEEKING and state.current_round is not None

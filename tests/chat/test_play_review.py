@@ -3,46 +3,20 @@ features built separately, each played as a group would, on both databases."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-import pytest
-
-from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.console.table import Table
-from hideseek_chat.rules.state import GameState, Phase
+from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
+from tests.chat.play import HIDER_SPOT, NAMES, SEEKERS_START, begin, new_table, state_of
 
-START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
-HIDER_SPOT = (36.12622, -97.06401)  # by Gallagher-Iba
-SEEKERS_START = (36.14000, -97.08000)
 IN_ZONE = (36.12850, -97.06500)
 IN_ZONE_TOO = (36.12800, -97.06470)
-NAMES = ("Alice", "Bob", "Carol")
-
-
-def state_of(uow_factory: UnitOfWorkFactory, table: Table) -> GameState:
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        return loaded.state
-
-
-@pytest.fixture
-def table(uow_factory: UnitOfWorkFactory) -> Table:
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in NAMES:
-        table.person(name)
-    return table
 
 
 def seeking(table: Table, uow_factory: UnitOfWorkFactory) -> tuple[str, list[str]]:
     """A small game, the hider at HIDER_SPOT, the seekers far away: seeking, zone fixed."""
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
-    seekers = [n for n in NAMES if n != hider]
+    hider, seekers = begin(table)
     table.pin(hider, *HIDER_SPOT, private=True)
     for seeker in seekers:
         table.pin(seeker, *SEEKERS_START)
@@ -85,11 +59,7 @@ def test_an_abort_during_a_catch_claim_takes_the_hiders_confirm_buttons_away_onc
 def test_a_zone_pending_when_the_seekers_send_endgame_waits_for_the_hider_and_is_fixed_by_their_first_pin(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
+    hider, _ = begin(table)
     seeker = next(n for n in NAMES if n != hider)
     table.pin(seeker, *SEEKERS_START)
     table.wait(timedelta(minutes=30, seconds=30))  # no pin from the hider: the zone is pending
@@ -118,11 +88,7 @@ def test_a_zone_pending_when_the_seekers_send_endgame_waits_for_the_hider_and_is
 def test_a_claim_the_hider_refuses_after_the_pins_started_the_end_game_is_spent(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    table.send("Alice", "/newgame small metric")
-    table.press("Bob", "Join the game")
-    table.send("Carol", "/join")
-    table.send("Alice", "/begin")
-    hider = next(n for n in NAMES if any("You're hiding" in x.text for x in table.said(n)))
+    hider, _ = begin(table)
     seeker = next(n for n in NAMES if n != hider)
     table.pin(hider, *HIDER_SPOT, private=True)
     table.wait(timedelta(minutes=30, seconds=30))
@@ -162,9 +128,7 @@ def test_with_two_seeker_teams_the_first_catch_says_the_round_goes_on(
     uow_factory: UnitOfWorkFactory,
 ) -> None:
     names = ("Alice", "Bob", "Carol", "Dave")
-    table = Table(Conversation(uow_factory, seeds=lambda: 11), START)
-    for name in names:
-        table.person(name)
+    table = new_table(uow_factory, names=names)
     table.send("Alice", "/newgame small metric")
     for name in names[1:]:
         table.send(name, "/join")
