@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from hideseek_chat.chat import jobs, liveness, outbox, routes
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import Formatter
-from hideseek_chat.chat.keyboards import Verb, open_private
+from hideseek_chat.chat.keyboards import Verb, decode, open_private
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import (
     AnswerButton,
@@ -247,20 +247,6 @@ class Conversation:
 #: that has ended.
 STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only", "chat.abort_nothing"})
 
-#: Keyboards with one purpose (a claim, a confirmation, a decision): once one of their
-#: buttons "no longer works" (settled, another round), none of them does. Other keyboards
-#: mix buttons (a question's answers with its Veto), so one dead button does not take them.
-ONE_PURPOSE = frozenset(
-    verb.value
-    for verb in (
-        Verb.DECIDE_CLAIM,
-        Verb.OFF_TRANSIT,
-        Verb.CONFIRM_ANSWER,
-        Verb.CONFIRM_PENALTY,
-        Verb.CONFIRM_LOSS,
-        Verb.DECIDE_CATCH,
-    )
-)
 #: Refusals that mean a one-purpose keyboard is spent.
 SPENT_KEYS = frozenset({"chat.button_unknown", "chat.penalty_already", "chat.loss_already"})
 
@@ -274,9 +260,17 @@ def _is_stale(refusal: Exception, data: str = "", own_chat: bool = False) -> boo
         return True
     if not isinstance(refusal, ChatError):
         return False
-    if refusal.key in SPENT_KEYS and data.split(":", 1)[0] in ONE_PURPOSE:
+    if refusal.key in SPENT_KEYS and _verb(data) in routes.ONE_PURPOSE:
         return True
     return refusal.key in STALE_KEYS
+
+
+def _verb(data: str) -> Verb | None:
+    """The verb of button ``data``, None when it is malformed."""
+    try:
+        return decode(data).verb
+    except ChatError:
+        return None
 
 
 def _open_private_request(chat: str, names: str, fmt: Formatter) -> SendText:

@@ -196,6 +196,21 @@ SPENT_BY_A_PRESS = frozenset(
 )
 
 
+#: Keyboards with one purpose (a claim, a confirmation, a decision): once one of their
+#: buttons no longer works (settled, another round), none of them does, so a refused press
+#: takes the keyboard away (``Conversation``). Other keyboards mix buttons (a question's
+#: answers with its Veto), so one dead button does not take them.
+ONE_PURPOSE = frozenset(
+    {
+        Verb.DECIDE_CLAIM,
+        Verb.OFF_TRANSIT,
+        Verb.CONFIRM_ANSWER,
+        Verb.CONFIRM_PENALTY,
+        Verb.CONFIRM_LOSS,
+        Verb.DECIDE_CATCH,
+    }
+)
+
 # ----------------------------------------------------------------- derived lists
 
 
