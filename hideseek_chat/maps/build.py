@@ -389,7 +389,9 @@ def _station(
         key = element_key(areas[0])
     else:
         key = min((element_key(candidates[i]) for i in objects or items), key=_sort_key)
-    lon, lat = lonlat[objects[0]] if objects else lonlat[items].mean(axis=0)
+    # Where people wait: the station object, else the platforms, else every member.
+    platforms = [i for i in items if osm.is_platform(_tags(candidates[i]))]
+    lon, lat = lonlat[objects[0]] if objects else lonlat[platforms or items].mean(axis=0)
     return Station(key, name, float(lat), float(lon), tuple(routes))
 
 

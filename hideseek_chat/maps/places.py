@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from geopy.adapters import BaseSyncAdapter, RequestsAdapter
 from geopy.exc import (
     GeocoderParseError,
     GeocoderQuotaExceeded,
@@ -132,6 +133,11 @@ def place_from_raw(raw: Mapping[str, Any]) -> Place:
     )
 
 
+def _no_retries(**kwargs: Any) -> BaseSyncAdapter:
+    # requests' own retries would go around the rate limit; a failure is reported instead.
+    return RequestsAdapter(max_retries=0, **kwargs)
+
+
 class Geocoder:
     """Nominatim search through geopy; ``url`` names the server (a test's fake one)."""
 
@@ -146,7 +152,11 @@ class Geocoder:
         parts = urlsplit(url if "://" in url else f"https://{url}")
         domain = parts.netloc + parts.path.rstrip("/")
         self._nominatim = Nominatim(
-            domain=domain, scheme=parts.scheme, user_agent=user_agent, timeout=timeout
+            domain=domain,
+            scheme=parts.scheme,
+            user_agent=user_agent,
+            timeout=timeout,
+            adapter_factory=_no_retries,
         )
         self.limiter = limiter or NOMINATIM_LIMIT
 

@@ -360,6 +360,15 @@ def is_station_object(tags: Tags) -> bool:
     )
 
 
+def is_platform(tags: Tags) -> bool:
+    """Say whether the object is where passengers wait (a platform or a mapped stop)."""
+    return (
+        tags.get("public_transport") == "platform"
+        or tags.get("railway") in ("platform", "tram_stop")
+        or tags.get("highway") == "bus_stop"
+    )
+
+
 def is_stop_area(tags: Tags) -> bool:
     """Say whether a relation groups one station's platforms and stop positions."""
     return (

@@ -44,8 +44,9 @@ class Reply:
 
     @classmethod
     def json(cls, data: Any, status: int = 200, **headers: str) -> Reply:
-        return cls(status, json.dumps(data).encode(), {"Content-Type": "application/json",
-                                                        **headers})
+        return cls(
+            status, json.dumps(data).encode(), {"Content-Type": "application/json", **headers}
+        )
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,9 @@ class FakeServer:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -131,8 +134,12 @@ class FakeServer:
                 form = {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
                 query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
                 recorded = Recorded(
-                    self.command, parts.path, query, form,
-                    {k.lower(): v for k, v in self.headers.items()}, body,
+                    self.command,
+                    parts.path,
+                    query,
+                    form,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
                 )
                 reply = server._reply_to(recorded)
                 if reply.stall:
@@ -149,8 +156,8 @@ class FakeServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-            do_GET = _serve  # noqa: N815 - http.server's naming
-            do_POST = _serve  # noqa: N815
+            do_GET = _serve
+            do_POST = _serve
 
             def log_message(self, format: str, *args: Any) -> None:
                 return None
