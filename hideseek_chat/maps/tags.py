@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
+from hideseek_chat.rules.ruleset import ADMIN_DIVISIONS
+
 Tags = Mapping[str, str]
 
 #: Key prefixes (``disused:railway=station``) and values (``railway=proposed``) that say an
@@ -89,7 +91,7 @@ ADMIN_LEVELS: dict[str, tuple[int, int, int, int]] = {
     "IT": (4, 6, 8, 10),  # regione, provincia, comune, quartiere
     "AT": (4, 6, 8, 9),  # Bundesland, Bezirk, Gemeinde, Gemeindebezirk
 }
-ADMIN_KINDS = ("admin-1", "admin-2", "admin-3", "admin-4")
+ADMIN_KINDS = ADMIN_DIVISIONS
 #: Border kinds drawn from the boundary relations of one admin division kind.
 BORDER_KINDS: dict[str, str] = {"admin-1-border": "admin-1", "admin-2-border": "admin-2"}
 INTERNATIONAL_BORDER = "international-border"

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from hideseek_chat.maps import tags as osm
 from hideseek_chat.maps.modes import MODES, default_modes, modes_slug
+from hideseek_chat.rules.ruleset import RulesetError
+from hideseek_chat.rules.ruleset_loader import load_ruleset, parse_ruleset
 
 RULESETS = Path(__file__).resolve().parents[2] / "hideseek_chat" / "rules" / "rulesets"
 
@@ -180,3 +183,38 @@ def test_admin_kinds_follow_the_levels():
     country = {"boundary": "administrative", "admin_level": "2", "name": "Schweiz"}
     assert osm.kinds_of(country, levels=osm.admin_levels("CH")) == ("international-border",)
     assert osm.kinds_of(quadrant) == ()  # without levels, no admin kinds
+
+
+def ruleset_with(map_table: object) -> dict:
+    data = tomllib.loads((RULESETS / "metric.toml").read_text(encoding="utf-8"))
+    data["map"] = map_table
+    return data
+
+
+def test_a_ruleset_may_override_the_admin_levels():
+    ruleset = parse_ruleset(ruleset_with({"admin_levels": {"admin-1": 5, "admin-3": 7}}))
+    assert ruleset.admin_levels == {"admin-1": 5, "admin-3": 7}
+    assert osm.admin_levels("US", ruleset.admin_levels) == {
+        "admin-1": 5,
+        "admin-2": 6,
+        "admin-3": 7,
+        "admin-4": 10,
+    }
+    assert load_ruleset("metric").admin_levels == {}
+
+
+@pytest.mark.parametrize(
+    ("table", "where"),
+    [
+        ({"admin_levels": {"admin-5": 9}}, "map.admin_levels.admin-5"),
+        ({"admin_levels": {"admin-1": 14}}, "map.admin_levels.admin-1"),
+        ({"admin_levels": {"admin-1": "4"}}, "map.admin_levels.admin-1"),
+        ({"admin_levels": {"admin-1": True}}, "map.admin_levels.admin-1"),
+        ({"admin_level": {"admin-1": 4}}, "map.admin_level"),
+        ({"admin_levels": [4, 6]}, "map.admin_levels"),
+    ],
+)
+def test_a_bad_admin_levels_table_is_refused_with_its_place(table, where):
+    with pytest.raises(RulesetError) as caught:
+        parse_ruleset(ruleset_with(table))
+    assert where in str(caught.value)
