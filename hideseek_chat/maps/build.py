@@ -1,6 +1,6 @@
 """Build a ``geo.MapPack`` from OpenStreetMap elements in Overpass JSON's shape.
 
-The input is what Overpass prints with ``out geom`` / ``out tags center`` / ``out body``,
+The input is what Overpass prints with ``out geom`` / ``out center`` / ``out body``,
 element by element (an extract reader yields dicts of the same shape):
 
 - node: ``{"type": "node", "id", "lat", "lon", "tags"}``;

@@ -101,7 +101,7 @@ def stations_query(
     routes = "|".join(osm.route_values(modes))
     return (
         f"/* hideseek:{STATION_KIND} */{_header(timeout)}"
-        f"({selectors})->.stops;.stops out tags center;"
+        f"({selectors})->.stops;.stops out center;"
         "(rel(bn.stops);rel(bw.stops);)->.up;"
         'rel.up["public_transport"="stop_area"]->.areas;.areas out body;'
         "(node(r.areas);way(r.areas);)->.inarea;"

@@ -271,8 +271,12 @@ def is_lifecycle(tags: Tags) -> bool:
     """Say whether the object is disused, abandoned, proposed, under construction or gone."""
     for key, value in tags.items():
         prefix, colon, rest = key.partition(":")
+        # ``was:amenity=cinema`` on a restaurant is history; ``disused:railway=station``
+        # with no (or the same) ``railway`` is a station out of use.
         if colon and prefix in LIFECYCLE and rest in _MAIN_KEYS:
-            return True
+            current = tags.get(rest)
+            if current is None or current == value or current in LIFECYCLE:
+                return True
         if key in _MAIN_KEYS and value in LIFECYCLE:
             return True
     return any(tags.get(flag) == "yes" for flag in _FLAG_KEYS)

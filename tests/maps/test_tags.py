@@ -218,3 +218,10 @@ def test_a_bad_admin_levels_table_is_refused_with_its_place(table, where):
     with pytest.raises(RulesetError) as caught:
         parse_ruleset(ruleset_with(table))
     assert where in str(caught.value)
+
+
+def test_a_past_use_under_a_current_one_is_not_lifecycle():
+    restaurant = {"amenity": "restaurant", "was:amenity": "cinema", "name": "Old Roxy"}
+    assert not osm.is_lifecycle(restaurant)
+    assert osm.kinds_of(restaurant) == ("restaurant",)
+    assert osm.is_lifecycle({"amenity": "cinema", "disused:amenity": "cinema"})
