@@ -89,6 +89,7 @@ def area_filter(boundary: Polygon | MultiPolygon) -> str:
 
 
 def _header(timeout: int) -> str:
+    # The settings come first; the comment after them names the kind (logs, fake servers).
     return f"[out:json][timeout:{timeout}];"
 
 
@@ -100,7 +101,7 @@ def stations_query(
     selectors = "".join(f"{s}{area};" for s in osm.station_selectors(modes))
     routes = "|".join(osm.route_values(modes))
     return (
-        f"/* hideseek:{STATION_KIND} */{_header(timeout)}"
+        f"{_header(timeout)}/* hideseek:{STATION_KIND} */"
         f"({selectors})->.stops;.stops out center;"
         "(rel(bn.stops);rel(bw.stops);)->.up;"
         'rel.up["public_transport"="stop_area"]->.areas;.areas out body;'
@@ -116,7 +117,7 @@ def kind_query(
     """Return the query for one kind's objects with their geometry."""
     area = area_filter(boundary)
     selectors = "".join(f"{s}{area};" for s in spec.selectors)
-    head = f"/* hideseek:{spec.kind} */{_header(timeout)}"
+    head = f"{_header(timeout)}/* hideseek:{spec.kind} */"
     if spec.shape == "border":
         # The member ways near the game, not the whole country's outline.
         return f"{head}({selectors})->.b;way(r.b){area};out geom;"
@@ -138,10 +139,16 @@ def fetch_pack(
     admin_levels: Mapping[str, int] | None = None,
     progress: Callable[[KindProgress], None] = _ignore,
     kinds: Collection[str] | None = None,
-    timeout: int = QUERY_TIMEOUT_S,
+    timeout: int | None = None,
 ) -> FetchedPack:
-    """Fetch and build a pack for ``boundary`` (see the module doc); ``kinds`` limits it."""
+    """Fetch and build a pack for ``boundary`` (see the module doc); ``kinds`` limits it.
+
+    ``timeout`` is the server's limit per query (``[timeout:N]``); by default a little
+    under the client's own, so a slow query ends in Overpass's remark, not a cut connection.
+    """
     chosen = check_modes(modes)
+    if timeout is None:
+        timeout = int(min(QUERY_TIMEOUT_S, max(5.0, overpass.timeout - 10)))
     levels = osm.admin_levels(country_code, admin_levels)
     specs = osm.specs_for(levels)
     wanted = [spec for kind, spec in specs.items() if kinds is None or kind in kinds]

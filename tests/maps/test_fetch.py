@@ -185,7 +185,7 @@ def test_no_station_is_an_error_of_its_own():
 def test_queries_name_the_area_the_modes_and_the_kind():
     boundary = shipped().boundary
     ql = stations_query(boundary, {"bus"})
-    assert ql.startswith("/* hideseek:station */[out:json][timeout:180];")
+    assert ql.startswith("[out:json][timeout:180];/* hideseek:station */")
     assert 'nwr["highway"="bus_stop"](poly:"' in ql
     assert '"route"~"^(bus|trolleybus)$"' in ql and "stop_area" in ql
     assert 'nwr["leisure"="park"]' in kind_query(SPECS["park"], boundary)
