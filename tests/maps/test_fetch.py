@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime
+from itertools import pairwise
 
 import pytest
 
-from hideseek_chat.geo import HiderFix, MapIndex, MapPack, Pin, answer_matching, distance_m
+from hideseek_chat.geo import (
+    HiderFix,
+    MapIndex,
+    MapPack,
+    Pin,
+    answer_matching,
+    answer_station_name_length,
+    answer_transit_line,
+    distance_m,
+)
 from hideseek_chat.geo.mappack import pack_from_geojson, pack_to_geojson
 from hideseek_chat.maps.build import OSM_ATTRIBUTION, normalize_name
 from hideseek_chat.maps.errors import MapFetchError
@@ -199,3 +209,27 @@ def test_pack_names_are_keyed_by_area_modes_and_radius():
     long = pack_name("r" + "9" * 60, {"rail", "bus", "tram", "subway", "ferry"})
     assert len(long) == 64 and long.startswith("osm-r999")
     assert long == pack_name("r" + "9" * 60, {"ferry", "subway", "tram", "bus", "rail"})
+
+
+def test_transit_line_and_name_length_answers_agree_at_the_stations(fetched: FetchedPack):
+    reference, pack = MapIndex(shipped()), MapIndex(fetched.pack)
+    hider = HiderFix(0.0, 0.0, 0.0, HiderPosition.STATION)
+    compared = 0
+    for (lat, lon), (lat2, lon2) in pairwise(pins(shipped(), 40, seed=4)):
+        want, got = reference.nearest_station(lat, lon), pack.nearest_station(lat, lon)
+        want2, got2 = reference.nearest_station(lat2, lon2), pack.nearest_station(lat2, lon2)
+        assert want and got and want2 and got2
+        if want.item.name != got.item.name or want2.item.name != got2.item.name:
+            continue  # a pin between the two sides of a merged stop may see a neighbour
+        compared += 1
+        assert (
+            answer_station_name_length(got.item, got2.item, hider).answer
+            == answer_station_name_length(want.item, want2.item, hider).answer
+        )
+        if set(want.item.routes) == set(got.item.routes):  # not a merged pair
+            for line in shipped().routes:
+                assert (
+                    answer_transit_line(line, got.item, hider).answer
+                    == answer_transit_line(line, want.item, hider).answer
+                )
+    assert compared >= 30
