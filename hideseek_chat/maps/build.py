@@ -212,6 +212,9 @@ def build_features(
     """Return the features of the covered kinds, checked against the tag table, clipped."""
     specs = osm.specs_for(levels or osm.DEFAULT_ADMIN_LEVELS)
     rows: list[tuple[str, str, BaseGeometry]] = []
+    # Nodes are most of a big pack: their points are made in one vectorized call.
+    node_rows: list[tuple[str, str]] = []
+    node_xy: list[tuple[float, float]] = []
     for kind, elements in elements_by_kind.items():
         spec = specs.get(kind)
         if spec is None or kind not in covered:
@@ -228,11 +231,18 @@ def build_features(
             if not border_way and not spec.matches(tags):
                 continue
             seen.add(key)
+            name = osm.route_name(tags) if kind == "metro-line" else tags.get("name", "")
+            if element.get("type") == "node" and element.get("lat") is not None:
+                node_rows.append((kind, name.strip()))
+                node_xy.append((float(element["lon"]), float(element["lat"])))
+                continue
             geometry = element_geometry(element, spec.shape)
             if geometry is None or geometry.is_empty:
                 continue
-            name = osm.route_name(tags) if kind == "metro-line" else tags.get("name", "")
             rows.append((kind, name.strip(), geometry))
+    if node_rows:
+        points = shapely.points(np.array(node_xy, dtype=float))
+        rows += [(k, n, p) for (k, n), p in zip(node_rows, points, strict=True)]
     return _clip(rows, boundary)
 
 

@@ -73,7 +73,6 @@ _MAIN_KEYS = frozenset(
         "historic",
     }
 )
-_FLAG_KEYS = ("disused", "abandoned", "construction", "proposed")
 
 #: Admin levels (OSM ``admin_level``) of admin-1 .. admin-4, by ISO country code.
 DEFAULT_ADMIN_LEVELS: dict[str, int] = {"admin-1": 4, "admin-2": 6, "admin-3": 8, "admin-4": 10}
@@ -279,7 +278,12 @@ def is_lifecycle(tags: Tags) -> bool:
                 return True
         if key in _MAIN_KEYS and value in LIFECYCLE:
             return True
-    return any(tags.get(flag) == "yes" for flag in _FLAG_KEYS)
+    return "yes" in (
+        tags.get("disused"),
+        tags.get("abandoned"),
+        tags.get("construction"),
+        tags.get("proposed"),
+    )
 
 
 def kinds_of(tags: Tags, *, levels: Mapping[str, int] | None = None) -> tuple[str, ...]:
