@@ -22,6 +22,7 @@ from typing import Any
 
 from shapely.geometry import MultiPolygon, Polygon
 
+from hideseek_chat.geo.distance import distance_m
 from hideseek_chat.geo.mappack import STATION_KIND, Feature, MapPack
 from hideseek_chat.maps import tags as osm
 from hideseek_chat.maps.build import OSM_ATTRIBUTION, build_features, build_stations
@@ -36,6 +37,10 @@ QUERY_TIMEOUT_S = 180
 POLY_MAX_SPAN_DEG = 0.5
 POLY_MAX_POINTS = 200
 MAX_NAME = 64
+#: Areas wider than this (km, the bounding box's diagonal) are refused before any query:
+#: Overpass would time out or answer with hundreds of megabytes. Build those from an
+#: extract (``hideseek-chat map build``).
+MAX_SPAN_KM = 300.0
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,12 @@ def area_filter(boundary: Polygon | MultiPolygon) -> str:
         points = " ".join(f"{lat:.7f} {lon:.7f}" for lon, lat in outline.coords[:-1])
         return f'(poly:"{points}")'
     return f"({south:.7f},{west:.7f},{north:.7f},{east:.7f})"
+
+
+def span_km(boundary: Polygon | MultiPolygon) -> float:
+    """Return the diagonal of the boundary's bounding box, in kilometres."""
+    west, south, east, north = boundary.bounds
+    return distance_m(south, west, north, east) / 1000.0
 
 
 def _header(timeout: int) -> str:
@@ -140,13 +151,18 @@ def fetch_pack(
     progress: Callable[[KindProgress], None] = _ignore,
     kinds: Collection[str] | None = None,
     timeout: int | None = None,
+    max_span_km: float | None = MAX_SPAN_KM,
 ) -> FetchedPack:
     """Fetch and build a pack for ``boundary`` (see the module doc); ``kinds`` limits it.
 
     ``timeout`` is the server's limit per query (``[timeout:N]``); by default a little
     under the client's own, so a slow query ends in Overpass's remark, not a cut connection.
+    An area wider than ``max_span_km`` raises ``map.area_too_large`` (``km``, ``max_km``).
     """
     chosen = check_modes(modes)
+    span = span_km(boundary)
+    if max_span_km is not None and span > max_span_km:
+        raise MapFetchError("map.area_too_large", km=round(span), max_km=round(max_span_km))
     if timeout is None:
         timeout = int(min(QUERY_TIMEOUT_S, max(5.0, overpass.timeout - 10)))
     levels = osm.admin_levels(country_code, admin_levels)

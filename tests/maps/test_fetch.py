@@ -233,3 +233,12 @@ def test_transit_line_and_name_length_answers_agree_at_the_stations(fetched: Fet
                     == answer_transit_line(line, want.item, hider).answer
                 )
     assert compared >= 30
+
+
+def test_a_country_size_area_is_refused_before_any_query(fake_overpass: FakeOverpass):
+    huge = shipped().boundary.buffer(3.0)
+    with pytest.raises(MapFetchError) as caught:
+        fetch_pack(client(fake_overpass), huge, name="x", title="x", modes={"rail"})
+    assert caught.value.key == "map.area_too_large"
+    assert caught.value.params["max_km"] == 300 and caught.value.params["km"] > 600
+    assert not fake_overpass.requests
