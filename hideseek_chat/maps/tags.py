@@ -15,6 +15,8 @@ Choices worth knowing (see docs/maps.md):
   heliports are not what the question means;
 - consulates include embassies (``office=diplomatic`` / ``amenity=embassy``): most
   embassies hold the consular section, and players count them;
+- mountains (``natural=peak|volcano``) need a name: the unnamed bumps of the hills
+  answer no question a player would ask;
 - bodies of water need a name (``natural=water``, ``natural=bay``, ``natural=strait``), so
   pools and unnamed ponds do not answer "nearest body of water";
 - ``metro-line`` is a subway route relation, drawn as its member ways;
@@ -163,6 +165,10 @@ def _water(tags: Tags) -> bool:
     return tags.get("natural") in ("water", "bay", "strait") and bool(tags.get("name"))
 
 
+def _mountain(tags: Tags) -> bool:
+    return tags.get("natural") in ("peak", "volcano") and bool(tags.get("name", "").strip())
+
+
 def _rail_station(tags: Tags) -> bool:
     return tags.get("railway") in ("station", "halt") and tags.get("station") not in (
         "subway",
@@ -206,7 +212,7 @@ KINDS: tuple[KindSpec, ...] = (
     KindSpec("hospital", _nwr("amenity", "hospital"), _is("amenity", "hospital")),
     KindSpec("library", _nwr("amenity", "library"), _is("amenity", "library")),
     KindSpec("consulate", ('nwr["office"="diplomatic"]', *_nwr("amenity", "embassy")), _consulate),
-    KindSpec("mountain", _nwr("natural", "peak", "volcano"), _is("natural", "peak", "volcano")),
+    KindSpec("mountain", ('nwr["natural"~"^(peak|volcano)$"]["name"]',), _mountain),
     KindSpec("movie-theater", _nwr("amenity", "cinema"), _is("amenity", "cinema")),
     KindSpec("museum", _nwr("tourism", "museum"), _is("tourism", "museum")),
     KindSpec("park", _nwr("leisure", "park"), _is("leisure", "park"), "area"),

@@ -108,7 +108,7 @@ def test_airports_need_an_iata_code():
         ({"amenity": "hospital"}, "hospital"),
         ({"amenity": "library"}, "library"),
         ({"office": "diplomatic", "diplomatic": "consulate"}, "consulate"),
-        ({"natural": "peak", "ele": "4478"}, "mountain"),
+        ({"natural": "peak", "ele": "4478", "name": "Matterhorn"}, "mountain"),
         ({"amenity": "restaurant"}, "restaurant"),
         ({"amenity": "school"}, "school"),
         ({"amenity": "place_of_worship"}, "place-of-worship"),
@@ -125,6 +125,7 @@ def test_each_subject_has_its_tags(tags, kind):
 
 def test_unnamed_water_and_streets_and_subway_stations_are_left_out():
     assert osm.kinds_of({"natural": "water"}) == ()
+    assert osm.kinds_of({"natural": "peak", "ele": "512"}) == ()
     assert osm.kinds_of({"highway": "residential"}) == ()
     assert osm.kinds_of({"railway": "station", "station": "subway", "name": "X"}) == ()
     assert osm.kinds_of({"railway": "station", "name": "Zürich HB"}) == ("rail-station",)
