@@ -15,7 +15,9 @@ talks to a chat. Network clients are small classes with one obvious method each,
 - ``build`` turns OSM elements (Overpass JSON's element shape, ``out geom``) into a pack:
   stations grouped by stop area then by name within ~100 m, lifecycle-prefixed objects
   left out, lines from route relations, features by the tag table in ``tags``;
-- ``stations`` reads a custom station list (CSV, KML or GeoJSON points).
+- ``stations`` reads a custom station list (CSV, KML or GeoJSON points);
+- ``modes`` names the transit modes and each game size's default set; ``tags`` is the tag
+  table both the Overpass and the extract path classify objects with.
 
 Failures a person must hear about are ``MapFetchError`` with a message key and values.
 """

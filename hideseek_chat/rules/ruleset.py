@@ -194,6 +194,9 @@ class CardDef:
 #: at the end of the hiding period (a live location sends no edit while its phone is still;
 #: a one-off pin counts for ``rules.pins.MAX_PIN_AGE`` at most).
 ZONE_PIN_MAX_AGE_MIN = 60.0
+#: The admin divisions a ruleset's ``[map] admin_levels`` may place, and the OSM levels.
+ADMIN_DIVISIONS = ("admin-1", "admin-2", "admin-3", "admin-4")
+ADMIN_LEVEL_RANGE = range(2, 12)
 #: The longest ``zone_pin_max_age_min`` a ruleset may set: as long as a live location counts.
 ZONE_PIN_MAX_AGE_LIMIT_MIN = 120.0
 
@@ -218,6 +221,9 @@ class Ruleset:
     path: str = ""
     #: the hider's pin that fixes the zone when the hiding period ends may be this old
     zone_pin_max_age_min: float = ZONE_PIN_MAX_AGE_MIN
+    #: ``[map] admin_levels``: OSM ``admin_level`` of ``admin-1`` .. ``admin-4`` where the
+    #: country's default does not fit the house rules (only the divisions named are changed)
+    admin_levels: Mapping[str, int] = field(default_factory=dict)
     _questions_by_id: dict[str, QuestionDef] = field(
         default_factory=dict, repr=False, compare=False
     )

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hideseek_chat.rules.ruleset import (
+    ADMIN_DIVISIONS,
+    ADMIN_LEVEL_RANGE,
     ZONE_PIN_MAX_AGE_LIMIT_MIN,
     ZONE_PIN_MAX_AGE_MIN,
     CardDef,
@@ -301,6 +303,26 @@ def _read_card(item: _Reader, kind: CardKind) -> CardDef:
     return CardDef(card_id, kind, name, count, text, curse=curse)
 
 
+def _read_map(top: _Reader) -> dict[str, int]:
+    """Read the optional ``[map]`` table: ``admin_levels = { "admin-1" = 4, ... }``."""
+    section = top.sub("map", None)
+    if section is None:
+        return {}
+    levels = section.sub("admin_levels", None)
+    section.done()
+    if levels is None:
+        return {}
+    out: dict[str, int] = {}
+    for division in ADMIN_DIVISIONS:
+        if levels.has(division):
+            level = levels.integer(division)
+            if level not in ADMIN_LEVEL_RANGE:
+                raise levels.fail(division, "an OpenStreetMap admin_level from 2 to 11")
+            out[division] = level
+    levels.done()
+    return out
+
+
 def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
     """Build a :class:`Ruleset` from parsed TOML, validating every field."""
     top = _Reader(file, "", data)
@@ -341,6 +363,8 @@ def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
         if not any(q.category == category for q in questions):
             raise RulesetError(file, "questions", f"no {category.value} question at all")
 
+    admin_levels = _read_map(top)
+
     deck = top.sub("deck")
     assert deck is not None
     cards: list[CardDef] = []
@@ -363,6 +387,7 @@ def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
         global_multiplier=global_multiplier,
         global_hiding_period_min=global_hiding,
         zone_pin_max_age_min=zone_pin_age,
+        admin_levels=admin_levels,
         sizes=sizes,
         categories=categories,
         questions=tuple(questions),
