@@ -49,8 +49,7 @@ def test_kept_objects_come_in_overpass_shape_nodes_then_ways_then_relations(extr
         "tags": {"railway": "station", "public_transport": "station", "name": "Alpha"},
     }
     street = found["way", 100]
-    assert set(street) == {"type", "id", "tags", "nodes", "bounds", "geometry"}
-    assert street["nodes"] == [20, 21, 22]
+    assert set(street) == {"type", "id", "tags", "bounds", "geometry"}
     assert street["geometry"] == [{"lat": NODES[i][0], "lon": NODES[i][1]} for i in (20, 21, 22)]
     assert street["bounds"] == {
         "minlat": 35.001,
@@ -119,7 +118,7 @@ def test_an_unsorted_xml_file_reads_the_same(tmp_path: Path, extract: Path) -> N
 def test_progress_is_reported_stage_by_stage(extract: Path) -> None:
     heard: list[tuple[str, int]] = []
     list(read_elements(extract, keep, progress=lambda stage, count: heard.append((stage, count))))
-    assert [stage for stage, _ in heard] == list(STAGES)
+    assert list(dict.fromkeys(stage for stage, _ in heard)) == list(STAGES)
     assert dict(heard)["relations"] == 5
 
 
