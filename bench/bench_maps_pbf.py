@@ -134,17 +134,27 @@ def write_extract(
                     node(lat, lon, {"disused:railway": "station", "name": name})
                     counts["lifecycle"] += 1
                     continue
-                station = node(lat, lon, {"railway": "station", "public_transport": "station",
-                                          "name": name})
-                platform = node(lat + 0.0002, lon, {"railway": "platform",
-                                                    "public_transport": "platform", "name": name})
-                stop = node(lat + 0.0001, lon + 0.0001, {"public_transport": "stop_position",
-                                                         "train": "yes", "name": name})
+                station = node(
+                    lat, lon, {"railway": "station", "public_transport": "station", "name": name}
+                )
+                platform = node(
+                    lat + 0.0002,
+                    lon,
+                    {"railway": "platform", "public_transport": "platform", "name": name},
+                )
+                stop = node(
+                    lat + 0.0001,
+                    lon + 0.0001,
+                    {"public_transport": "stop_position", "train": "yes", "name": name},
+                )
                 stops.append(stop)
-                relations.append((ids.next_relation(), [("n", station, ""), ("n", platform,
-                                  "platform"), ("n", stop, "stop")],
-                                  {"type": "public_transport", "public_transport": "stop_area",
-                                   "name": name}))
+                relations.append(
+                    (
+                        ids.next_relation(),
+                        [("n", station, ""), ("n", platform, "platform"), ("n", stop, "stop")],
+                        {"type": "public_transport", "public_transport": "stop_area", "name": name},
+                    )
+                )
                 counts["stations"] += 1
             # one train line through the city's stations, with its tracks
             members: list[tuple[str, int, str]] = []
@@ -154,8 +164,13 @@ def write_extract(
                 members.extend([("n", a, "stop"), ("w", track, "")])
             if stops:
                 members.append(("n", stops[-1], "stop"))
-                relations.append((ids.next_relation(), members,
-                                  {"type": "route", "route": "train", "name": f"{city} Line"}))
+                relations.append(
+                    (
+                        ids.next_relation(),
+                        members,
+                        {"type": "route", "route": "train", "name": f"{city} Line"},
+                    )
+                )
                 counts["routes"] += 1
             # POIs: seven in ten as nodes, the rest as closed ways
             for p in range(pois * c // cities, pois * (c + 1) // cities):
@@ -169,16 +184,23 @@ def write_extract(
                 counts["pois"] += 1
             # a street grid, five blocks to a named street
             origin_lat, origin_lon = lat0 - 0.04, lon0 - 0.04
-            grid_ids = [[node(origin_lat + i * 0.002, origin_lon + j * 0.002)
-                         for j in range(grid)] for i in range(grid)]
+            grid_ids = [
+                [node(origin_lat + i * 0.002, origin_lon + j * 0.002) for j in range(grid)]
+                for i in range(grid)
+            ]
             for i in range(grid):
                 for start in range(0, grid - 1, 5):
                     for line, street in (
                         ([grid_ids[i][j] for j in range(start, min(start + 6, grid))], "Dori"),
                         ([grid_ids[j][i] for j in range(start, min(start + 6, grid))], "Suji"),
                     ):
-                        ways.append((ids.next_way(), line, {"highway": "residential",
-                                                            "name": f"{city} {street} {i}"}))
+                        ways.append(
+                            (
+                                ids.next_way(),
+                                line,
+                                {"highway": "residential", "name": f"{city} {street} {i}"},
+                            )
+                        )
                         counts["roads"] += 1
             # buildings nobody keeps
             for _ in range(buildings // cities):
@@ -197,9 +219,19 @@ def write_extract(
             way_id = ids.next_way()
             ways.append((way_id, perimeter[start : start + 1_001], {}))
             border.append(("w", way_id, "outer"))
-        relations.append((ids.next_relation(), border, {
-            "type": "boundary", "boundary": "administrative", "admin_level": "2",
-            "name": "Benchland", "name:en": "Benchland"}))
+        relations.append(
+            (
+                ids.next_relation(),
+                border,
+                {
+                    "type": "boundary",
+                    "boundary": "administrative",
+                    "admin_level": "2",
+                    "name": "Benchland",
+                    "name:en": "Benchland",
+                },
+            )
+        )
         for way_id, refs, tags in ways:
             writer.add_way(Way(id=way_id, nodes=refs, tags=tags))
         for relation_id, members, tags in relations:
@@ -232,8 +264,11 @@ def local_pack(elements: Iterable[dict[str, Any]], boundary: Any, name: str) -> 
         tags = element.get("tags", {})
         if element["type"] == "node":
             if tags.get("railway") == "station":
-                stations.append(Station(f"n{element['id']}", tags.get("name", ""),
-                                        element["lat"], element["lon"]))
+                stations.append(
+                    Station(
+                        f"n{element['id']}", tags.get("name", ""), element["lat"], element["lon"]
+                    )
+                )
                 continue
             point = Point(element["lon"], element["lat"])
             for (key, value), kind in kinds.items():
@@ -248,8 +283,14 @@ def local_pack(elements: Iterable[dict[str, Any]], boundary: Any, name: str) -> 
                 if tags.get(key) == value and len(coords) >= 4:
                     features.append(Feature(kind, tags.get("name", ""), Polygon(coords)))
     all_kinds = frozenset({*kinds.values(), "road"})
-    return MapPack(name=name, boundary=boundary, stations=tuple(stations),
-                   features=tuple(features), kinds=all_kinds, title=name)
+    return MapPack(
+        name=name,
+        boundary=boundary,
+        stations=tuple(stations),
+        features=tuple(features),
+        kinds=all_kinds,
+        title=name,
+    )
 
 
 def _quantile(samples: list[float], q: float) -> float:
@@ -279,11 +320,14 @@ def _time_answers(pack: Any, queries: int, seed: int) -> dict[str, Any]:
         "floor: one pyproj Geod.inv": lambda a, b, c, d: geod.inv(b, a, d, c),
         "nearest station": lambda a, b, c, d: index.nearest_station(a, b),
         "measuring answer (museum)": lambda a, b, c, d: answer_measuring(
-            index, "museum", Pin(a, b, now, accuracy_m=5.0),
-            HiderFix(c, d, 5.0, HiderPosition.LIVE)),
+            index, "museum", Pin(a, b, now, accuracy_m=5.0), HiderFix(c, d, 5.0, HiderPosition.LIVE)
+        ),
         "matching answer (restaurant)": lambda a, b, c, d: answer_matching(
-            index, "restaurant", Pin(a, b, now, accuracy_m=5.0),
-            HiderFix(c, d, 5.0, HiderPosition.LIVE)),
+            index,
+            "restaurant",
+            Pin(a, b, now, accuracy_m=5.0),
+            HiderFix(c, d, 5.0, HiderPosition.LIVE),
+        ),
     }
     results: dict[str, Any] = {"index_s": indexed, "queries": len(points)}
     for label, call in calls.items():
@@ -295,8 +339,12 @@ def _time_answers(pack: Any, queries: int, seed: int) -> dict[str, Any]:
             call(a, b, c, d)
             cpu.append(time.thread_time() - start_cpu)
             wall.append(time.perf_counter() - start)
-        results[label] = {"p50_us": _quantile(wall, 0.5), "p99_us": _quantile(wall, 0.99),
-                          "cpu_p50_us": _quantile(cpu, 0.5), "cpu_p99_us": _quantile(cpu, 0.99)}
+        results[label] = {
+            "p50_us": _quantile(wall, 0.5),
+            "p99_us": _quantile(wall, 0.99),
+            "cpu_p50_us": _quantile(cpu, 0.5),
+            "cpu_p99_us": _quantile(cpu, 0.99),
+        }
     return results
 
 
@@ -320,8 +368,9 @@ def child(stage: str, path: str, modes: tuple[str, ...], queries: int) -> dict[s
         except (ImportError, MapFetchError) as err:
             return {"stage": stage, "skipped": f"maps.build is absent ({err})"}
         boundary = pbf.boundary_from_pbf(path, "Benchland")
-        pack = pbf.build_from_pbf(path, boundary, name="benchland", title="Benchland",
-                                  modes=modes, keep=keep, build=build)
+        pack = pbf.build_from_pbf(
+            path, boundary, name="benchland", title="Benchland", modes=modes, keep=keep, build=build
+        )
         out["built_s"] = time.perf_counter() - started
         out["pack"] = {"stations": len(pack.stations), "features": len(pack.features)}
         out["answers"] = _time_answers(pack, queries, 11)
@@ -338,9 +387,20 @@ def child(stage: str, path: str, modes: tuple[str, ...], queries: int) -> dict[s
 
 def _run_child(stage: str, path: Path, modes: str, queries: int) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, __file__, "--child", stage, "--modes", modes, "--queries",
-         str(queries), str(path)],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            stage,
+            "--modes",
+            modes,
+            "--queries",
+            str(queries),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise SystemExit(f"child {stage} failed:\n{done.stderr}")
@@ -354,12 +414,16 @@ def _print_answers(answers: Mapping[str, Any]) -> None:
         if not isinstance(figures, dict):
             continue
         ratio = figures["p50_us"] / floor["p50_us"]
-        print(f"  {label:<30} p50 {figures['p50_us']:8.1f} µs  p99 {figures['p99_us']:8.1f} µs"
-              f"  (CPU p99 {figures['cpu_p99_us']:8.1f} µs)  p50 {ratio:5.1f}x floor")
+        print(
+            f"  {label:<30} p50 {figures['p50_us']:8.1f} µs  p99 {figures['p99_us']:8.1f} µs"
+            f"  (CPU p99 {figures['cpu_p99_us']:8.1f} µs)  p50 {ratio:5.1f}x floor"
+        )
     for clock, key in (("wall", "p99_us"), ("CPU", "cpu_p99_us")):
         worst = max(v[key] for v in answers.values() if isinstance(v, dict))
-        print(f"  worst {clock} p99 {worst / 1000:.3f} ms (target <= 1 ms): "
-              f"{'ok' if worst <= 1000 else 'OVER'}")
+        print(
+            f"  worst {clock} p99 {worst / 1000:.3f} ms (target <= 1 ms): "
+            f"{'ok' if worst <= 1000 else 'OVER'}"
+        )
     print("  (wall p99 includes time descheduled on a busy machine; CPU p99 does not)")
 
 
@@ -370,8 +434,12 @@ def main() -> None:
     parser.add_argument("--modes", default="rail,subway,tram,ferry")
     parser.add_argument("--queries", type=int, default=2_000)
     parser.add_argument("--keep-extract", help="write the generated extract here and keep it")
-    parser.add_argument("--buildings", type=int, default=100_000,
-                        help="buildings nobody keeps (bulk that must not raise the peak RSS)")
+    parser.add_argument(
+        "--buildings",
+        type=int,
+        default=100_000,
+        help="buildings nobody keeps (bulk that must not raise the peak RSS)",
+    )
     args = parser.parse_args()
     modes = tuple(m for m in args.modes.split(",") if m)
     if args.child:
@@ -383,22 +451,30 @@ def main() -> None:
             started = time.perf_counter()
             counts = write_extract(path, buildings=args.buildings)
             took = time.perf_counter() - started
-            print(f"generated {path.name}: {path.stat().st_size / 1e6:.1f} MB in {took:.1f} s; "
-                  + ", ".join(f"{v:,} {k}" for k, v in counts.items()))
+            print(
+                f"generated {path.name}: {path.stat().st_size / 1e6:.1f} MB in {took:.1f} s; "
+                + ", ".join(f"{v:,} {k}" for k, v in counts.items())
+            )
         read = _run_child("read", path, args.modes, args.queries)
-        print(f"read_elements ({read['keep']}): {read['wall_s']:.1f} s, peak RSS "
-              f"{read['peak_rss_mb']:.0f} MB (target <= 1024); elements {read['elements']}")
+        print(
+            f"read_elements ({read['keep']}): {read['wall_s']:.1f} s, peak RSS "
+            f"{read['peak_rss_mb']:.0f} MB (target <= 1024); elements {read['elements']}"
+        )
         built = _run_child("builder", path, args.modes, args.queries)
         if "skipped" in built:
             print(f"build_from_pbf with maps.build: skipped, {built['skipped']}")
         else:
-            print(f"build_from_pbf with maps.build: {built['built_s']:.1f} s, peak RSS "
-                  f"{built['peak_rss_mb']:.0f} MB (target <= 1024); pack {built['pack']}")
+            print(
+                f"build_from_pbf with maps.build: {built['built_s']:.1f} s, peak RSS "
+                f"{built['peak_rss_mb']:.0f} MB (target <= 1024); pack {built['pack']}"
+            )
             _print_answers(built["answers"])
         local = _run_child("local", path, args.modes, args.queries)
-        print(f"LOCAL CONVERSION (stand-in for the builder, answers only): "
-              f"{local['built_s']:.1f} s, peak RSS {local['peak_rss_mb']:.0f} MB; "
-              f"pack {local['pack']}")
+        print(
+            f"LOCAL CONVERSION (stand-in for the builder, answers only): "
+            f"{local['built_s']:.1f} s, peak RSS {local['peak_rss_mb']:.0f} MB; "
+            f"pack {local['pack']}"
+        )
         _print_answers(local["answers"])
 
 

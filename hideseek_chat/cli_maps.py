@@ -198,7 +198,9 @@ def _build(args: argparse.Namespace, config: Config) -> int:
     keep = find_keep(args.modes)
     progress = ProgressLine(sys.stderr)
     progress("boundary", 0)
-    boundary = pbf.read_boundary(extract, args.boundary)
+    boundary = pbf.read_boundary(
+        extract, args.boundary, progress=lambda stage, count: progress(f"boundary {stage}", count)
+    )
     is_file = Path(args.boundary).is_file()
     place = Path(args.boundary).stem if is_file else args.boundary
     name = args.name or slug(place)

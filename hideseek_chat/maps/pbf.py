@@ -484,13 +484,13 @@ def boundary_from_geojson_file(path: str | Path) -> Any:
     return area
 
 
-def read_boundary(path: str | Path, boundary: str) -> Any:
+def read_boundary(path: str | Path, boundary: str, *, progress: Progress | None = None) -> Any:
     """The boundary ``--boundary`` names: a GeoJSON file if one is there, else the name of
     a boundary relation in the extract at ``path``."""
     candidate = Path(boundary)
     if candidate.suffix.lower() in (".geojson", ".json") or candidate.is_file():
         return boundary_from_geojson_file(candidate)
-    return boundary_from_pbf(path, boundary)
+    return boundary_from_pbf(path, boundary, progress=progress)
 
 
 # --- building ---------------------------------------------------------------------------
