@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import osmium
 import pytest
+from osmium.osm.mutable import Node, Relation, Way
 
 from hideseek_chat.geo import MapPack
 from hideseek_chat.maps.errors import MapFetchError
@@ -198,3 +200,43 @@ def test_build_from_pbf_hands_the_elements_in_the_boundary_box_to_the_builder(
     assert seen["modes"] == ("rail",) and seen["title"] == "Testland"
     assert seen["boundary"] is boundary
     assert ("node", 6) not in seen["elements"] and ("node", 1) in seen["elements"]
+
+
+def test_relation_area_joins_rings_and_puts_holes_in_them() -> None:
+    def way(*points: tuple[float, float], role: str = "outer") -> dict[str, Any]:
+        geometry = [{"lat": lat, "lon": lon} for lat, lon in points]
+        return {"type": "way", "ref": 1, "role": role, "geometry": geometry}
+
+    relation = {
+        "type": "relation",
+        "id": 1,
+        "tags": {"type": "multipolygon"},
+        "members": [
+            way((0, 0), (0, 4)),
+            way((4, 4), (0, 4)),  # drawn backwards
+            way((4, 4), (4, 0), (0, 0)),
+            way((1, 1), (1, 2), (2, 2), (2, 1), (1, 1), role="inner"),
+            way((10, 10), (10, 11), (11, 11), (10, 10), role=""),  # an island
+            way((20, 20), (20, 21)),  # never closes: left out
+            {"type": "node", "ref": 5, "role": "label", "lat": 2.0, "lon": 2.0},
+        ],
+    }
+    area = relation_area(relation)
+    assert area.geom_type == "MultiPolygon"
+    assert area.area == pytest.approx(16 - 1 + 0.5)
+    assert relation_area({"members": [way((20, 20), (20, 21))]}) is None
+
+
+def test_a_boundary_cut_by_the_extract_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "cut.osm.pbf"
+    with osmium.SimpleWriter(str(path)) as writer:
+        writer.add_node(Node(id=1, location=(139.0, 35.0)))
+        writer.add_node(Node(id=2, location=(139.1, 35.0)))
+        writer.add_way(Way(id=1, nodes=[1, 2]))
+        tags = {"type": "boundary", "boundary": "administrative", "name": "Cutland"}
+        writer.add_relation(
+            Relation(id=1, members=[("w", 1, "outer"), ("w", 2, "outer")], tags=tags)
+        )
+    with pytest.raises(MapFetchError) as caught:
+        boundary_from_pbf(path, "Cutland")
+    assert caught.value.key == "map.boundary_open"
