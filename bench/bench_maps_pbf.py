@@ -312,7 +312,8 @@ def _quantile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1e6
 
 
-def _time_answers(pack: Any, queries: int, seed: int) -> dict[str, Any]:
+def _time_answers(pack: Any, queries: int, seed: int, jitter: float = 0.02) -> dict[str, Any]:
+    """Per-call wall and CPU p50/p99 of the answers at ``queries`` points near stations."""
     from pyproj import Geod
 
     from hideseek_chat.geo import HiderFix, MapIndex, Pin, answer_matching, answer_measuring
@@ -322,24 +323,34 @@ def _time_answers(pack: Any, queries: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     started = time.perf_counter()
     index = MapIndex(pack)
-    index.nearest_station(35.0, 139.0)
-    index.nearest("museum", 35.0, 139.0)
-    index.nearest("restaurant", 35.0, 139.0)
+    here = pack.stations[0]
+    index.nearest_station(here.lat, here.lon)
+    for kind in ("restaurant", "park", "road"):
+        index.nearest(kind, here.lat, here.lon)
+    answer_matching(
+        index,
+        "street",
+        Pin(here.lat, here.lon, now),
+        HiderFix(here.lat, here.lon, 5.0, HiderPosition.LIVE),
+    )
     indexed = time.perf_counter() - started
     near = [(s.lat, s.lon) for s in rng.sample(pack.stations, min(queries, len(pack.stations)))]
-    points = [(lat + rng.uniform(-0.02, 0.02), lon + rng.uniform(-0.02, 0.02)) for lat, lon in near]
+    points = [
+        (lat + rng.uniform(-jitter, jitter), lon + rng.uniform(-jitter, jitter))
+        for lat, lon in near
+    ]
     geod = Geod(ellps="WGS84")
     calls: dict[str, Callable[[float, float, float, float], object]] = {
         "floor: one pyproj Geod.inv": lambda a, b, c, d: geod.inv(b, a, d, c),
         "nearest station": lambda a, b, c, d: index.nearest_station(a, b),
-        "measuring answer (museum)": lambda a, b, c, d: answer_measuring(
-            index, "museum", Pin(a, b, now, accuracy_m=5.0), HiderFix(c, d, 5.0, HiderPosition.LIVE)
+        "measuring answer (restaurant)": lambda a, b, c, d: answer_measuring(
+            index, "restaurant", Pin(a, b, now, 5.0), HiderFix(c, d, 5.0, HiderPosition.LIVE)
         ),
-        "matching answer (restaurant)": lambda a, b, c, d: answer_matching(
-            index,
-            "restaurant",
-            Pin(a, b, now, accuracy_m=5.0),
-            HiderFix(c, d, 5.0, HiderPosition.LIVE),
+        "matching answer (park)": lambda a, b, c, d: answer_matching(
+            index, "park", Pin(a, b, now, 5.0), HiderFix(c, d, 5.0, HiderPosition.LIVE)
+        ),
+        "matching answer (street)": lambda a, b, c, d: answer_matching(
+            index, "street", Pin(a, b, now, 5.0), HiderFix(c, d, 5.0, HiderPosition.LIVE)
         ),
     }
     results: dict[str, Any] = {"index_s": indexed, "queries": len(points)}
@@ -359,6 +370,13 @@ def _time_answers(pack: Any, queries: int, seed: int) -> dict[str, Any]:
             "cpu_p99_us": _quantile(cpu, 0.99),
         }
     return results
+
+
+def _stillwater(queries: int) -> dict[str, Any]:
+    """The same answers on the shipped Stillwater pack (171 stops), for comparison."""
+    from hideseek_chat.geo import load_map_pack
+
+    return _time_answers(load_map_pack("stillwater"), queries, 11, jitter=0.005)
 
 
 def child(stage: str, path: str, modes: tuple[str, ...], queries: int) -> dict[str, Any]:
@@ -387,12 +405,14 @@ def child(stage: str, path: str, modes: tuple[str, ...], queries: int) -> dict[s
         out["built_s"] = time.perf_counter() - started
         out["pack"] = {"stations": len(pack.stations), "features": len(pack.features)}
         out["answers"] = _time_answers(pack, queries, 11)
+        out["stillwater"] = _stillwater(queries)
     else:  # the local conversion, for the answer timings when the builder is absent
         boundary = pbf.boundary_from_pbf(path, "Benchland")
         pack = local_pack(pbf.read_elements(path, keep), boundary, "benchland")
         out["built_s"] = time.perf_counter() - started
         out["pack"] = {"stations": len(pack.stations), "features": len(pack.features)}
         out["answers"] = _time_answers(pack, queries, 11)
+        out["stillwater"] = _stillwater(queries)
     out["wall_s"] = time.perf_counter() - started
     out["peak_rss_mb"] = _peak_rss_mb()
     return out
@@ -420,16 +440,18 @@ def _run_child(stage: str, path: Path, modes: str, queries: int) -> dict[str, An
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def _print_answers(answers: Mapping[str, Any]) -> None:
+def _print_answers(answers: Mapping[str, Any], stillwater: Mapping[str, Any]) -> None:
     print(f"  MapIndex built and warmed        {answers['index_s'] * 1000:10.1f} ms")
     floor = answers["floor: one pyproj Geod.inv"]
     for label, figures in answers.items():
         if not isinstance(figures, dict):
             continue
         ratio = figures["p50_us"] / floor["p50_us"]
+        small = stillwater[label]["p50_us"]
         print(
-            f"  {label:<30} p50 {figures['p50_us']:8.1f} µs  p99 {figures['p99_us']:8.1f} µs"
-            f"  (CPU p99 {figures['cpu_p99_us']:8.1f} µs)  p50 {ratio:5.1f}x floor"
+            f"  {label:<30} p50 {figures['p50_us']:7.1f} µs  p99 {figures['p99_us']:7.1f} µs"
+            f"  (CPU p99 {figures['cpu_p99_us']:7.1f})  {ratio:5.1f}x floor;"
+            f" Stillwater p50 {small:6.1f} µs ({figures['p50_us'] / small:4.1f}x)"
         )
     for clock, key in (("wall", "p99_us"), ("CPU", "cpu_p99_us")):
         worst = max(v[key] for v in answers.values() if isinstance(v, dict))
@@ -481,14 +503,14 @@ def main() -> None:
                 f"build_from_pbf with maps.build: {built['built_s']:.1f} s, peak RSS "
                 f"{built['peak_rss_mb']:.0f} MB (target <= 1024); pack {built['pack']}"
             )
-            _print_answers(built["answers"])
+            _print_answers(built["answers"], built["stillwater"])
         local = _run_child("local", path, args.modes, args.queries)
         print(
             f"LOCAL CONVERSION (stand-in for the builder, answers only): "
             f"{local['built_s']:.1f} s, peak RSS {local['peak_rss_mb']:.0f} MB; "
             f"pack {local['pack']}"
         )
-        _print_answers(local["answers"])
+        _print_answers(local["answers"], local["stillwater"])
 
 
 if __name__ == "__main__":
