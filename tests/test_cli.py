@@ -220,3 +220,41 @@ def test_the_progress_line_redraws_on_a_terminal() -> None:
         "\r[2/4] ways: 10 objects\r[2/4] ways: 10 objects, 0.2 s\n"
     )
     assert cli_maps.STAGES == pbf.STAGES
+
+
+def test_map_import_reads_kml_and_plain_geojson_and_refuses_bad_files(
+    map_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.geo.test_geo_mappacks import KML
+
+    kml = map_db / "Old Town.kml"
+    kml.write_text(KML, encoding="utf-8")
+    assert main(["map", "import", str(kml)]) == 0
+    assert "stored map pack old-town: 1 stations, 2 features" in capsys.readouterr().out
+    plain = map_db / "plain.geojson"
+    square = {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]}
+    plain.write_text(
+        json.dumps(
+            {
+                "type": "FeatureCollection",
+                "features": [
+                    {"type": "Feature", "properties": {"kind": "boundary"}, "geometry": square},
+                    {
+                        "type": "Feature",
+                        "properties": {"kind": "station", "name": "Hub"},
+                        "geometry": {"type": "Point", "coordinates": [0.5, 0.5]},
+                    },
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert main(["map", "import", str(plain), "--name", "plain"]) == 0
+    assert "stored map pack plain: 1 stations, 0 features" in capsys.readouterr().out
+    broken = map_db / "broken.geojson"
+    broken.write_text("{", encoding="utf-8")
+    assert main(["map", "import", str(broken)]) == 1
+    assert "is not JSON" in capsys.readouterr().err
+    assert main(["map", "list"]) == 0
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert names == ["stillwater", "old-town", "plain"]
