@@ -222,13 +222,31 @@ def test_the_progress_line_redraws_on_a_terminal() -> None:
     assert cli_maps.STAGES == pbf.STAGES
 
 
+OLD_TOWN_KML = """<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>Old Town</name>
+  <Placemark><name>Town</name>
+    <ExtendedData><Data name="kind"><value>boundary</value></Data></ExtendedData>
+    <Polygon><outerBoundaryIs><LinearRing><coordinates>
+      0,0,0 1,0,0 1,1,0 0,1,0 0,0,0
+    </coordinates></LinearRing></outerBoundaryIs></Polygon></Placemark>
+  <Folder><name>museum</name>
+    <Placemark><name>Museum of Tests</name><Point><coordinates>0.2,0.2</coordinates></Point>
+    </Placemark></Folder>
+  <Placemark><name>Main St</name>
+    <ExtendedData><Data name="kind"><value>station</value></Data></ExtendedData>
+    <Point><coordinates>0.5,0.5,0</coordinates></Point></Placemark>
+  <Placemark><name>River</name>
+    <ExtendedData><Data name="kind"><value>body-of-water</value></Data></ExtendedData>
+    <LineString><coordinates>0.1,0.9 0.9,0.9</coordinates></LineString></Placemark>
+</Document></kml>
+"""
+
+
 def test_map_import_reads_kml_and_plain_geojson_and_refuses_bad_files(
     map_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.geo.test_geo_mappacks import KML
-
     kml = map_db / "Old Town.kml"
-    kml.write_text(KML, encoding="utf-8")
+    kml.write_text(OLD_TOWN_KML, encoding="utf-8")
     assert main(["map", "import", str(kml)]) == 0
     assert "stored map pack old-town: 1 stations, 2 features" in capsys.readouterr().out
     plain = map_db / "plain.geojson"
