@@ -213,6 +213,7 @@ def _build(args: argparse.Namespace, config: Config) -> int:
         keep=keep,
         build=build,
         progress=progress,
+        member_geometry=pbf.not_routes,
     )
     progress("storing", 0)
     _store(config, pack)

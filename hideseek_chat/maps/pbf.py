@@ -139,14 +139,16 @@ def _elements(
     keep_relation: Callable[[int, Mapping[str, str]], bool],
     bbox: BBox | None,
     progress: Progress,
+    member_geometry: Keep | None = None,
 ) -> Iterator[dict[str, Any]]:
     # Pass 1: the relations wanted, and what they reference.
     relations = _read_relations(path, keep_relation, progress)
     wanted = osmium.IdTracker()  # ways to read with geometry, nodes whose location is needed
     member_ways = osmium.index.IdSet()
     for relation in relations:
+        with_ways = member_geometry is None or member_geometry(relation.tags)
         for kind, ref, _role in relation.members:
-            if kind == "w":
+            if kind == "w" and with_ways:
                 member_ways.set(ref)
                 wanted.add_way(ref)
             elif kind == "n":
@@ -286,11 +288,14 @@ def read_elements(
     *,
     bbox: BBox | None = None,
     progress: Progress | None = None,
+    member_geometry: Keep | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Stream the objects of the extract at ``path`` that ``keep`` selects, Overpass-shaped.
 
     Nodes come first, then ways, then relations (as Overpass returns them). Relation members
-    carry their geometry whether or not they are kept themselves. With ``bbox`` (south,
+    carry their geometry whether or not they are kept themselves; ``member_geometry`` may
+    limit way members' geometry to the relations it accepts (see :func:`not_routes`),
+    node members always have theirs. With ``bbox`` (south,
     west, north, east) only objects whose bounds meet it are yielded. Lifecycle-prefixed
     objects are yielded if ``keep`` says so: leaving them out is the builder's business.
     Raises ``MapFetchError("map.file_missing")`` or ``("map.file_unreadable")``.
@@ -300,7 +305,18 @@ def read_elements(
     def keep_relation(_id: int, tags: Mapping[str, str]) -> bool:
         return keep(tags)
 
-    return _guarded(name, _elements(name, keep, keep_relation, bbox, progress or _quiet))
+    elements = _elements(name, keep, keep_relation, bbox, progress or _quiet, member_geometry)
+    return _guarded(name, elements)
+
+
+def not_routes(tags: Mapping[str, str]) -> bool:
+    """Say whether a relation's way members need geometry: all but routes'.
+
+    A country's bus routes run over hundreds of thousands of road ways whose coordinates
+    would outweigh everything else kept; a station learns its lines from the route's stop
+    members, which keep their positions.
+    """
+    return tags.get("type") not in ("route", "route_master")
 
 
 def _guarded(name: str, elements: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -506,6 +522,7 @@ def build_from_pbf(
     keep: Keep,
     build: Callable[..., MapPack],
     progress: Progress | None = None,
+    member_geometry: Keep | None = None,
 ) -> MapPack:
     """Build a pack from the extract at ``path`` inside ``boundary`` (a shapely polygon).
 
@@ -514,5 +531,11 @@ def build_from_pbf(
     (``maps.build.build_pack``), which clips to the boundary and groups the stations.
     """
     west, south, east, north = boundary.bounds
-    elements = read_elements(path, keep, bbox=(south, west, north, east), progress=progress)
+    elements = read_elements(
+        path,
+        keep,
+        bbox=(south, west, north, east),
+        progress=progress,
+        member_geometry=member_geometry,
+    )
     return build(elements, boundary=boundary, name=name, title=title, modes=tuple(modes))

@@ -17,6 +17,7 @@ from hideseek_chat.maps.pbf import (
     boundary_from_geojson_file,
     boundary_from_pbf,
     build_from_pbf,
+    not_routes,
     read_boundary,
     read_elements,
     relation_area,
@@ -240,3 +241,18 @@ def test_a_boundary_cut_by_the_extract_is_one_clear_error(tmp_path: Path) -> Non
     with pytest.raises(MapFetchError) as caught:
         boundary_from_pbf(path, "Cutland")
     assert caught.value.key == "map.boundary_open"
+
+
+def test_route_members_can_go_without_way_geometry(extract: Path) -> None:
+    found = _by_id(list(read_elements(extract, keep, member_geometry=not_routes)))
+    route = found["relation", 201]
+    assert route["members"][0] == {
+        "type": "node",
+        "ref": 3,
+        "role": "stop",
+        "lat": 35.0001,
+        "lon": 139.0002,
+    }
+    assert route["members"][1] == {"type": "way", "ref": 102, "role": ""}
+    assert "geometry" in found["relation", 202]["members"][0]  # the park keeps its ring
+    assert found["way", 102]["geometry"]  # the track itself is still kept
