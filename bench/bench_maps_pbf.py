@@ -7,9 +7,10 @@ grids; 100,000 buildings nobody keeps; one country boundary relation of 40 ways)
 in a child process so that the generator's memory does not count:
 
 - ``read``: ``maps.pbf.read_elements`` over the whole file (wall time, peak RSS);
-- ``build``: ``maps.pbf.build_from_pbf`` with ``maps.build.build_pack`` when it is installed
-  (skipped with a message otherwise), and a simple local conversion of the read elements
-  into a MapPack (clearly labelled: it stands in for the builder for the answer timings);
+- ``builder``: ``maps.pbf.build_from_pbf`` with ``maps.build.build_pack`` (or ``--builder
+  MODULE:FUNCTION``; skipped with a message when it cannot be imported);
+- ``local``: a simple local conversion of the read elements into a MapPack (clearly
+  labelled: it stands in for the builder in the answer timings until the builder lands);
 - ``answers``: nearest station, a measuring and a matching answer on the pack's MapIndex at
   2,000 random points, per-call p50/p99 against one pyproj ``Geod.inv`` call (the floor).
 
@@ -19,6 +20,7 @@ Targets (issue 17): peak RSS <= 1 GB while building; answers <= 1 ms.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import resource
@@ -50,6 +52,8 @@ POI_KINDS: tuple[tuple[str, str, str], ...] = (  # (key, value, pack kind)
     ("leisure", "park", "park"),
     ("leisure", "golf_course", "golf-course"),
 )
+#: The pack builder the ``builder`` stage calls through ``maps.pbf.build_from_pbf``.
+DEFAULT_BUILDER = "hideseek_chat.maps.build:build_pack"
 #: Each answer is timed this many times at each point; the best counts (a busy machine's
 #: descheduling is not the answer's cost). p50/p99 are then taken across the points.
 REPEAT = 3
@@ -386,7 +390,17 @@ def _stillwater(queries: int) -> dict[str, Any]:
     return _time_answers(load_map_pack("stillwater"), queries, 11, jitter=0.005)
 
 
-def child(stage: str, path: str, modes: tuple[str, ...], queries: int) -> dict[str, Any]:
+def local_build(
+    elements: Iterable[dict[str, Any]], *, boundary: Any, name: str, title: str, modes: Any
+) -> Any:
+    """:func:`local_pack` with the builder's signature (``--builder bench_maps_pbf:local_build``
+    runs the builder path of this benchmark without ``maps.build``)."""
+    return local_pack(elements, boundary, name)
+
+
+def child(
+    stage: str, path: str, modes: tuple[str, ...], queries: int, builder: str = DEFAULT_BUILDER
+) -> dict[str, Any]:
     from hideseek_chat.maps import pbf
 
     keep, keep_label = _keep(modes)
@@ -398,13 +412,11 @@ def child(stage: str, path: str, modes: tuple[str, ...], queries: int) -> dict[s
             counts[element["type"]] = counts.get(element["type"], 0) + 1
         out["elements"] = counts
     elif stage == "builder":
+        module, _, function = builder.partition(":")
         try:
-            from hideseek_chat.cli_maps import find_builder
-            from hideseek_chat.maps.errors import MapFetchError
-
-            build = find_builder()
-        except (ImportError, MapFetchError) as err:
-            return {"stage": stage, "skipped": f"maps.build is absent ({err})"}
+            build = getattr(importlib.import_module(module), function)
+        except (ImportError, AttributeError) as err:
+            return {"stage": stage, "skipped": f"{builder} is absent ({err})"}
         boundary = pbf.boundary_from_pbf(path, "Benchland")
         pack = pbf.build_from_pbf(
             path, boundary, name="benchland", title="Benchland", modes=modes, keep=keep, build=build
@@ -425,13 +437,17 @@ def child(stage: str, path: str, modes: tuple[str, ...], queries: int) -> dict[s
     return out
 
 
-def _run_child(stage: str, path: Path, modes: str, queries: int) -> dict[str, Any]:
+def _run_child(
+    stage: str, path: Path, modes: str, queries: int, builder: str = DEFAULT_BUILDER
+) -> dict[str, Any]:
     done = subprocess.run(
         [
             sys.executable,
             __file__,
             "--child",
             stage,
+            "--builder",
+            builder,
             "--modes",
             modes,
             "--queries",
@@ -475,6 +491,9 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--modes", default="rail,subway,tram,ferry")
     parser.add_argument("--queries", type=int, default=2_000)
+    parser.add_argument(
+        "--builder", default=DEFAULT_BUILDER, help=f"MODULE:FUNCTION (default {DEFAULT_BUILDER})"
+    )
     parser.add_argument("--keep-extract", help="write the generated extract here and keep it")
     parser.add_argument(
         "--buildings",
@@ -485,7 +504,7 @@ def main() -> None:
     args = parser.parse_args()
     modes = tuple(m for m in args.modes.split(",") if m)
     if args.child:
-        print(json.dumps(child(args.child, args.extract, modes, args.queries)))
+        print(json.dumps(child(args.child, args.extract, modes, args.queries, args.builder)))
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.extract or args.keep_extract or Path(tmp) / "benchland.osm.pbf")
@@ -502,12 +521,12 @@ def main() -> None:
             f"read_elements ({read['keep']}): {read['wall_s']:.1f} s, peak RSS "
             f"{read['peak_rss_mb']:.0f} MB (target <= 1024); elements {read['elements']}"
         )
-        built = _run_child("builder", path, args.modes, args.queries)
+        built = _run_child("builder", path, args.modes, args.queries, args.builder)
         if "skipped" in built:
-            print(f"build_from_pbf with maps.build: skipped, {built['skipped']}")
+            print(f"build_from_pbf with {args.builder}: skipped, {built['skipped']}")
         else:
             print(
-                f"build_from_pbf with maps.build: {built['built_s']:.1f} s, peak RSS "
+                f"build_from_pbf with {args.builder}: {built['built_s']:.1f} s, peak RSS "
                 f"{built['peak_rss_mb']:.0f} MB (target <= 1024); pack {built['pack']}"
             )
             _print_answers(built["answers"], built["stillwater"])
