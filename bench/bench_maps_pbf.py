@@ -11,8 +11,10 @@ in a child process so that the generator's memory does not count:
   MODULE:FUNCTION``; skipped with a message when it cannot be imported);
 - ``local``: a simple local conversion of the read elements into a MapPack (clearly
   labelled: it stands in for the builder in the answer timings until the builder lands);
-- ``answers``: nearest station, a measuring and a matching answer on the pack's MapIndex at
-  2,000 random points, per-call p50/p99 against one pyproj ``Geod.inv`` call (the floor).
+- answers (in ``builder`` and ``local``): nearest station, measuring (restaurant), matching
+  (park, street) on the pack's MapIndex at 2,000 points near stations; per point the best
+  of 3 calls, then p50/p99 (wall and CPU) against one pyproj ``Geod.inv`` call (the floor)
+  and against the same answers on the shipped Stillwater pack.
 
 Targets (issue 17): peak RSS <= 1 GB while building; answers <= 1 ms.
 """
