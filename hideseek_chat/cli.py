@@ -7,6 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from hideseek_chat.cli_maps import MapCommandError, add_map_commands
 from hideseek_chat.config import Config, ConfigError
 from hideseek_chat.rules.ruleset import (
     CardKind,
@@ -217,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("script", help="the .jsonl file")
     simulate.add_argument("--seed", type=int, help="deals the deck (default: the script's, or 1)")
     simulate.set_defaults(handler=_simulate)
+    add_map_commands(commands)
     return parser
 
 
@@ -229,6 +231,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, RulesetError) as err:
         print(f"hideseek-chat: {err}", file=sys.stderr)
         return 2
+    except MapCommandError as err:
+        print(f"hideseek-chat: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

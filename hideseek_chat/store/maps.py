@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.store.models import (
@@ -57,6 +57,17 @@ class MapPackData:
     routes: tuple[str, ...] = ()
     title: str = ""
     attribution: str = ""
+
+
+@dataclass(frozen=True)
+class PackSummary:
+    """A stored pack in one line: how much it holds and when it was stored."""
+
+    name: str
+    title: str
+    stations: int
+    features: int
+    imported_at: datetime
 
 
 def _positions(coordinates: Any) -> Iterator[tuple[float, float]]:
@@ -156,6 +167,31 @@ class MapPacks:
 
     def names(self) -> list[str]:
         return list(self.session.scalars(select(MapPackRow.name).order_by(MapPackRow.name)))
+
+    def summaries(self) -> list[PackSummary]:
+        """Every stored pack with its station and feature counts, by name."""
+        stations: dict[int, int] = {
+            pack_id: count
+            for pack_id, count in self.session.execute(
+                select(StationRow.pack_id, func.count()).group_by(StationRow.pack_id)
+            )
+        }
+        features: dict[int, int] = {
+            pack_id: count
+            for pack_id, count in self.session.execute(
+                select(FeatureRow.pack_id, func.count()).group_by(FeatureRow.pack_id)
+            )
+        }
+        return [
+            PackSummary(
+                row.name,
+                row.title,
+                stations.get(row.id, 0),
+                features.get(row.id, 0),
+                row.imported_at,
+            )
+            for row in self.session.scalars(select(MapPackRow).order_by(MapPackRow.name))
+        ]
 
     def load(self, name: str) -> MapPackData | None:
         """The stored pack ``name`` as plain data (feature lat/lon as stored)."""

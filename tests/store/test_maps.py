@@ -84,3 +84,18 @@ def test_stations_and_features_near_a_point(uow_factory: UnitOfWorkFactory) -> N
         assert [f.name for f in uow.maps.features_in("stillwater", "road", box)] == ["Main Street"]
         far = (36.25, -97.0, 36.3, -96.9)
         assert uow.maps.features_in("stillwater", "road", far) == []
+
+
+def test_summaries_count_each_packs_stations_and_features(uow_factory: UnitOfWorkFactory) -> None:
+    empty = MapPackData("empty", BOUNDARY, title="Nothing")
+    with uow_factory() as uow:
+        uow.maps.save(PACK, NOW)
+        uow.maps.save(empty, NOW)
+        uow.commit()
+    with uow_factory() as uow:
+        summaries = uow.maps.summaries()
+    assert [(s.name, s.title, s.stations, s.features) for s in summaries] == [
+        ("empty", "Nothing", 0, 0),
+        ("stillwater", "Stillwater, OK", 3, 3),
+    ]
+    assert summaries[0].imported_at.replace(tzinfo=UTC) == NOW
