@@ -41,7 +41,6 @@ _ERRORS = {
     "map.boundary_not_found": "no boundary named {name!r} in {path}",
     "map.boundary_open": "the boundary {name!r} does not close into a ring in this extract",
     "map.boundary_bad": "{path} holds no usable boundary polygon ({reason})",
-    "map.no_builder": "the pack builder is not installed ({reason})",
 }
 
 
@@ -61,40 +60,34 @@ def _say(error: MapFetchError) -> str:
 
 def known_modes() -> tuple[str, ...]:
     """The transit modes a pack can be built with."""
-    try:
-        from hideseek_chat.maps.modes import MODES  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # until maps/modes.py lands
-        return ("rail", "subway", "tram", "bus", "ferry")
-    return tuple(MODES)
+    from hideseek_chat.maps.modes import MODES
+
+    return MODES
 
 
 def find_keep(modes: tuple[str, ...]) -> Keep:
-    """The predicate that selects the OSM objects a pack with ``modes`` needs (``maps.tags``)."""
-    try:
-        from hideseek_chat.maps import tags  # type: ignore[attr-defined,unused-ignore]
-    except ImportError as err:
-        raise MapFetchError("map.no_builder", reason=str(err)) from None
+    """The predicate that selects the OSM objects a pack with ``modes`` needs (``maps.tags``):
+    stops and their stop areas and lines, every kind of the tag table, and every
+    administrative boundary (which level is which division is decided when building)."""
+    from hideseek_chat.maps import tags
 
     def keep(found: Any) -> bool:
         return bool(
             tags.kinds_of(found)
             or tags.is_station_candidate(found, modes)
             or tags.route_mode(found) in modes
-            or found.get("public_transport") == "stop_area"
+            or tags.is_stop_area(found)
+            or (found.get("boundary") == "administrative" and "admin_level" in found)
         )
 
     return keep
 
 
 def find_builder() -> Callable[..., MapPack]:
-    """``maps.build.build_pack``, looked up when a build starts."""
-    try:
-        from hideseek_chat.maps.build import (  # type: ignore[import-not-found,unused-ignore]
-            build_pack,
-        )
-    except ImportError as err:
-        raise MapFetchError("map.no_builder", reason=str(err)) from None
-    return build_pack  # type: ignore[no-any-return,unused-ignore]
+    """``maps.build.build_from_elements``, looked up when a build starts."""
+    from hideseek_chat.maps.build import build_from_elements
+
+    return build_from_elements
 
 
 # --- progress -----------------------------------------------------------------------------

@@ -1,16 +1,12 @@
 import io
 import json
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from shapely.geometry import Point
 
 from hideseek_chat import cli_maps
 from hideseek_chat.cli import main
 from hideseek_chat.config import Config, ConfigError
-from hideseek_chat.geo import Feature, MapPack, Station
 from hideseek_chat.maps import pbf
 from hideseek_chat.rules.ruleset import ruleset_paths
 from tests.maps import osm_extract
@@ -24,7 +20,9 @@ def test_rulesets_lists_every_shipped_ruleset(capsys: pytest.CaptureFixture[str]
     assert "tentacle 0" in out and "100 cards" in out
 
 
-def test_rulesets_check_reports_a_broken_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rulesets_check_reports_a_broken_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = ruleset_paths()["metric"].read_text(encoding="utf-8")
     broken = tmp_path / "metric.toml"
     broken.write_text(good.replace("hand_limit = 6", "hand_limit = -1"), encoding="utf-8")
@@ -50,7 +48,9 @@ def test_config_reads_the_environment() -> None:
         Config.from_env({"HIDESEEK_CLOCK_SPEED": "0"})
 
 
-def test_db_upgrade_then_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_db_upgrade_then_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("HIDESEEK_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("DATABASE_URL", raising=False)
     assert main(["db", "upgrade"]) == 0
@@ -62,38 +62,10 @@ def test_db_upgrade_then_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
 # --- hideseek-chat map ... ---------------------------------------------------------------
 
 
-def _tiny_builder(
-    elements: Any, *, boundary: Any, name: str, title: str, modes: tuple[str, ...]
-) -> MapPack:
-    """A stand-in for maps.build.build_pack: live stations and museums as they come."""
-    stations: list[Station] = []
-    features: list[Feature] = []
-    for element in elements:
-        tags = element.get("tags", {})
-        if element["type"] != "node":
-            continue
-        if tags.get("railway") == "station":
-            stations.append(
-                Station(f"n{element['id']}", tags["name"], element["lat"], element["lon"])
-            )
-        elif tags.get("tourism") == "museum":
-            features.append(Feature("museum", tags["name"], Point(element["lon"], element["lat"])))
-    return MapPack(
-        name=name,
-        title=title,
-        boundary=boundary,
-        stations=tuple(stations),
-        features=tuple(features),
-        kinds=frozenset({"museum"}),
-    )
-
-
 @pytest.fixture
 def map_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HIDESEEK_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setattr(cli_maps, "find_builder", lambda: _tiny_builder)
-    monkeypatch.setattr(cli_maps, "find_keep", lambda modes: osm_extract.keep)
     return tmp_path
 
 
@@ -106,7 +78,7 @@ def test_map_build_list_export_import_round_trip(
         == 0
     )
     captured = capsys.readouterr()
-    assert "stored map pack testland: 2 stations, 1 features" in captured.out
+    assert "stored map pack testland: 2 stations, 9 features" in captured.out
     # Not a terminal: one line per stage, in order.
     stages = [line.split(":")[0] for line in captured.err.splitlines()]
     reading = ["relations", "ways", "nodes", "geometry"]
@@ -122,7 +94,7 @@ def test_map_build_list_export_import_round_trip(
     assert listing[0].split() == ["name", "stations", "features", "source", "title"]
     assert any(line.split()[0] == "stillwater" and "shipped" in line for line in listing)
     (stored,) = [line for line in listing if line.startswith("testland")]
-    assert stored.split()[1:4] == ["2", "1", "stored"] and stored.endswith("Testland")
+    assert stored.split()[1:4] == ["2", "9", "stored"] and stored.endswith("Testland")
 
     exported = map_db / "testland.geojson"
     assert main(["map", "export", "testland", "-o", str(exported)]) == 0
@@ -131,7 +103,7 @@ def test_map_build_list_export_import_round_trip(
         f["properties"]["name"] for f in data["features"] if f["properties"]["kind"] == "station"
     } == {"Alpha", "Beta"}
     assert main(["map", "import", str(exported), "--name", "copy"]) == 0
-    assert "stored map pack copy: 2 stations, 1 features" in capsys.readouterr().out
+    assert "stored map pack copy: 2 stations, 9 features" in capsys.readouterr().out
     assert main(["map", "export", "copy"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["features"] == data["features"]
@@ -152,7 +124,7 @@ def test_map_build_takes_a_geojson_boundary(
         main(["map", "build", str(extract), "--boundary", str(around_alpha), "--title", "Alpha"])
         == 0
     )
-    assert "stored map pack alpha-town: 1 stations, 0 features" in capsys.readouterr().out
+    assert "stored map pack alpha-town: 1 stations, 2 features" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -190,16 +162,6 @@ def test_map_build_refuses_unknown_modes(map_db: Path, capsys: pytest.CaptureFix
         "unknown mode(s) hovercraft (known: rail, subway, tram, bus, ferry)"
         in capsys.readouterr().err
     )
-
-
-def test_map_build_without_the_builder_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("HIDESEEK_DATA_DIR", str(tmp_path))
-    monkeypatch.setitem(sys.modules, "hideseek_chat.maps.build", None)
-    extract = osm_extract.write_extract(tmp_path / "testland.osm.pbf")
-    assert main(["map", "build", str(extract), "--boundary", "Testland"]) == 1
-    assert "the pack builder is not installed" in capsys.readouterr().err
 
 
 def test_the_progress_line_redraws_on_a_terminal() -> None:

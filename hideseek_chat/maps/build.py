@@ -118,7 +118,9 @@ def _rings(lines: list[LineString]) -> BaseGeometry:
     return unary_union(faces) if faces else Polygon()
 
 
-def _assemble(element: Element) -> BaseGeometry | None:
+def relation_area(element: Element) -> BaseGeometry | None:
+    """Return the area of a multipolygon or boundary relation from its member ways' geometry:
+    outer rings (role ``outer`` or empty) less inner ones; None when no outer ring closes."""
     outer = _rings(_member_lines(element, ("outer", "")))
     if outer.is_empty:
         return None
@@ -154,7 +156,7 @@ def element_geometry(element: Element, shape: str = "point") -> BaseGeometry | N
             if shape == "border" or member.get("role") not in _ROUTE_SKIP_ROLES
         ]
         return MultiLineString(lines) if lines else None
-    return _assemble(element) or _point(element)
+    return relation_area(element) or _point(element)
 
 
 def _member_ways(element: Element) -> Iterable[tuple[LineString, Mapping[str, Any]]]:
@@ -431,4 +433,47 @@ def build_pack(
         stations=built,
         features=tuple(features),
         kinds=frozenset(covered),
+    )
+
+
+def build_from_elements(
+    elements: Iterable[Element],
+    *,
+    boundary: Polygon | MultiPolygon,
+    name: str,
+    title: str,
+    modes: Collection[str],
+    country_code: str = "",
+    admin_levels: Mapping[str, int] | None = None,
+    attribution: str = OSM_ATTRIBUTION,
+) -> MapPack:
+    """Return the pack of one stream of elements holding every kind (an extract's, read once).
+
+    Each element goes to the stations and to every kind its tags make it; since the stream
+    holds the whole area, every kind of the table is covered ("none there" is true).
+    """
+    levels = osm.admin_levels(country_code, admin_levels)
+    specs = osm.specs_for(levels)
+    stations: list[Element] = []
+    by_kind: dict[str, list[Element]] = {kind: [] for kind in specs}
+    for element in elements:
+        found = _tags(element)
+        if (
+            osm.is_stop_area(found)
+            or osm.route_mode(found) in modes
+            or osm.is_station_candidate(found, modes)
+        ):
+            stations.append(element)
+        for kind in osm.kinds_of(found, levels=levels):
+            by_kind[kind].append(element)
+    return build_pack(
+        by_kind,
+        stations,
+        boundary,
+        name=name,
+        title=title,
+        modes=modes,
+        covered=specs.keys(),
+        attribution=attribution,
+        levels=levels,
     )

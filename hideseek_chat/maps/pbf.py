@@ -22,7 +22,7 @@ import json
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import chain, pairwise
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from osmium.io import Reader
 
 from hideseek_chat.geo import MapPack
 from hideseek_chat.geo.mappack import PACK_KEY, geometry_from_geojson
+from hideseek_chat.maps.build import relation_area
 from hideseek_chat.maps.errors import MapFetchError
 
 #: Says whether an object with these tags is wanted (``maps.tags`` supplies the real one).
@@ -348,73 +349,6 @@ def _names(tags: Mapping[str, str]) -> set[str]:
         for key, value in tags.items()
         if key in _NAME_KEYS or key.startswith("name:")
     }
-
-
-def _join_rings(lines: list[list[tuple[float, float]]]) -> list[list[tuple[float, float]]]:
-    """Join way segments end to end into closed rings; open leftovers are dropped."""
-    rings: list[list[tuple[float, float]]] = []
-    pending = [line for line in lines if len(line) >= 2]
-    by_end: dict[tuple[float, float], set[int]] = {}
-    for i, line in enumerate(pending):
-        by_end.setdefault(line[0], set()).add(i)
-        by_end.setdefault(line[-1], set()).add(i)
-    used: set[int] = set()
-    for i, line in enumerate(pending):
-        if i in used:
-            continue
-        used.add(i)
-        ring = list(line)
-        while ring[0] != ring[-1]:
-            candidates = by_end.get(ring[-1], set()) - used
-            if not candidates:
-                break
-            j = min(candidates)
-            used.add(j)
-            nxt = pending[j]
-            ring.extend(nxt[1:] if nxt[0] == ring[-1] else list(reversed(nxt))[1:])
-        if ring[0] == ring[-1] and len(ring) >= 4:
-            rings.append(ring)
-    return rings
-
-
-def _inside(point: tuple[float, float], ring: list[tuple[float, float]]) -> bool:
-    x, y = point
-    inside = False
-    for (x1, y1), (x2, y2) in pairwise(ring):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
-def relation_area(element: Mapping[str, Any]) -> Any:
-    """The Polygon or MultiPolygon of an Overpass-shaped multipolygon or boundary relation.
-
-    Outer ways (role ``outer`` or empty) and inner ways are joined into rings; each inner
-    ring goes into the first outer ring around it. Returns None when no ring closes.
-    """
-    outers: list[list[tuple[float, float]]] = []
-    inners: list[list[tuple[float, float]]] = []
-    for member in element.get("members", ()):
-        if member.get("type") != "way" or not member.get("geometry"):
-            continue
-        line = [(p["lon"], p["lat"]) for p in member["geometry"]]
-        (inners if member.get("role") == "inner" else outers).append(line)
-    outer_rings = _join_rings(outers)
-    if not outer_rings:
-        return None
-    holes: list[list[list[tuple[float, float]]]] = [[] for _ in outer_rings]
-    for inner in _join_rings(inners):
-        for i, outer in enumerate(outer_rings):
-            if _inside(inner[0], outer):
-                holes[i].append(inner)
-                break
-    polygons = [[outer, *holes[i]] for i, outer in enumerate(outer_rings)]
-    geometry = geometry_from_geojson({"type": "MultiPolygon", "coordinates": polygons})
-    if not geometry.is_valid:
-        geometry = geometry.buffer(0)
-    if geometry.geom_type == "MultiPolygon" and len(geometry.geoms) == 1:  # type: ignore[attr-defined]
-        return geometry.geoms[0]  # type: ignore[attr-defined]
-    return geometry
 
 
 def find_boundary(path: str | Path, name: str) -> int:
