@@ -154,6 +154,10 @@ class MapPacks:
         self.session.flush()
         return pack_id
 
+    def imported_at(self, name: str) -> datetime | None:
+        """When the stored pack ``name`` was saved; None when there is none."""
+        return self.session.scalar(select(MapPackRow.imported_at).where(MapPackRow.name == name))
+
     def names(self) -> list[str]:
         return list(self.session.scalars(select(MapPackRow.name).order_by(MapPackRow.name)))
 
