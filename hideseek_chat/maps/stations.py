@@ -103,6 +103,26 @@ def _coordinate(value: Any, row: int) -> float:
     return number
 
 
+def _delimiter(line: str) -> str:
+    """The delimiter that splits ``line`` into a name and two coordinates (or a header
+    naming them): "," first, then ";" (with decimal commas) and tabs."""
+    for delimiter in (",", ";", "\t"):
+        cells = [c.strip().lower() for c in line.split(delimiter)]
+        if len(cells) < 3:
+            continue
+        if set(cells) & {*_LAT_COLUMNS, *_NAME_COLUMNS} or all(_is_number(c) for c in cells[1:3]):
+            return delimiter
+    return ","
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "."))
+    except ValueError:
+        return False
+    return True
+
+
 def _column(header: list[str], names: tuple[str, ...]) -> int | None:
     return next((i for i, h in enumerate(header) if h in names), None)
 
@@ -112,11 +132,8 @@ def _csv_rows(content: bytes) -> list[Row]:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise StationListError("format") from None
-    try:
-        dialect: Any = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
-    except csv.Error:
-        dialect = csv.excel
-    table = [r for r in csv.reader(io.StringIO(text), dialect)]
+    first_line = next((line for line in text.splitlines() if line.strip()), "")
+    table = list(csv.reader(io.StringIO(text), delimiter=_delimiter(first_line)))
     if not table:
         raise StationListError("empty")
     header = [h.strip().lower() for h in table[0]]
