@@ -109,6 +109,16 @@ class Driver:
         self.start_map_jobs()
         await self.drain()
 
+    @property
+    def map_jobs_running(self) -> int:
+        """How many map jobs run in worker threads now."""
+        return len(self._jobs)
+
+    async def map_jobs_done(self) -> None:
+        """Wait for the map jobs running in worker threads (a clean shutdown, tests)."""
+        while self._jobs:
+            await asyncio.gather(*list(self._jobs))
+
     def start_map_jobs(self) -> None:
         """Run queued map jobs: inline to their end (``jobs_inline``: the console), else in
         worker threads, at most ``MAX_MAP_JOBS`` at once and never awaited here, so a

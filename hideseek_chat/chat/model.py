@@ -130,6 +130,9 @@ class SendText(Outbound):
     #: only worth showing as an edit of its ``slot`` (a download's progress): a channel
     #: that cannot edit leaves it out instead of sending one message per step
     transient: bool = False
+    #: the first message of its ``slot`` ("Looking up…"): sent only while the slot holds
+    #: none, so that it never replaces what the job already said (it may run at once)
+    opens_slot: bool = False
     private: bool = field(default=False)  # sent to a person, not a group
     #: a block of fixed-width text (a board) shown after ``text``
     pre: str = ""

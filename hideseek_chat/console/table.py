@@ -354,6 +354,8 @@ class Table:
         else:
             self.slot_log.append(Line(self.mark(), self.now, action.to, action.text, slot=slot))
         line_id = self._status.get(f"{action.to} {slot}")
+        if line_id is not None and action.opens_slot:
+            return
         for line in self.lines:
             if line.id == line_id:
                 line.text = action.text

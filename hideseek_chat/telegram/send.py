@@ -229,6 +229,8 @@ async def _send_status(
     text, _ = _split(action.text, MessageLimit.MAX_TEXT_LENGTH)
     slot = action.slot or STATUS_SLOT
     ref = conversation.status_ref(action.to, slot)
+    if ref is not None and action.opens_slot:
+        return  # the job spoke first: its message stays
     if ref is not None:
         try:
             await bot.edit_message_text(

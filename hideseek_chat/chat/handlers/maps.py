@@ -83,7 +83,7 @@ def find(turn: Turn, words: Args) -> list[Outbound]:
     )
     turn.wrote()
     reply = turn.reply(turn.say("chat.map_looking_up", query=query))
-    return [replace(reply, slot=job_slot(job_id))]
+    return [replace(reply, slot=job_slot(job_id), opens_slot=True)]
 
 
 def _place(turn: Turn, press: Press) -> tuple[int, int, PlaceData]:
@@ -217,7 +217,7 @@ def _start_fetch(turn: Turn, clients: MapClients, request: FetchRequest) -> list
     )
     turn.wrote()
     text = say("chat.map_fetching", shown, turn.fmt)
-    return [replace(turn.to_group(text), slot=job_slot(job_id))]
+    return [replace(turn.to_group(text), slot=job_slot(job_id), opens_slot=True)]
 
 
 def refresh(turn: Turn) -> list[Outbound]:
