@@ -14,6 +14,8 @@ from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.mappack import BOUNDARY_KIND, PACK_FORMAT, PACK_KEY, STATION_KIND
 from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWork
 
+#: Indexes kept per pack for groups that dropped stations from it (each drop set its own).
+MAX_DROP_SETS = 4
 #: Uploaded files larger than this are refused before download.
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
@@ -128,6 +130,9 @@ class Maps:
         if (name, frozenset()) not in self._indexes:
             self._indexes[(name, frozenset())] = MapIndex(pack)
         if dropped:
+            trimmed = [k for k in self._indexes if k[0] == name and k[1]]
+            for old in trimmed[: max(0, len(trimmed) - MAX_DROP_SETS + 1)]:
+                del self._indexes[old]  # the oldest: a group changed its drops since
             self._indexes[key] = MapIndex(without_stations(pack, dropped))
         return self._indexes[key]
 

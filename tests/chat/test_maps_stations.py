@@ -236,3 +236,22 @@ def test_kml_points_and_what_counts_as_a_station_list() -> None:
     )
     with pytest.raises(StationListError):
         read_station_list("bomb.kml", b"<!DOCTYPE kml [<!ENTITY a 'b'>]><kml/>")
+
+
+def test_the_maps_cache_keeps_one_index_per_drop_set(uow_factory: UnitOfWorkFactory) -> None:
+    from hideseek_chat.chat.maps import MAX_DROP_SETS, Maps
+
+    maps = Maps()
+    ids = [s.id for s in STILLWATER.stations]
+    with uow_factory() as uow:
+        whole = maps.index(uow, "stillwater")
+        assert whole is not None and maps.index(uow, "stillwater") is whole
+        without = maps.index(uow, "stillwater", frozenset(ids[:1]))
+        assert without is not None and len(without.pack.stations) == len(ids) - 1
+        assert not without.pack.has_station(ids[0]) and whole.pack.has_station(ids[0])
+        for n in range(2, 2 + MAX_DROP_SETS):
+            maps.index(uow, "stillwater", frozenset(ids[:n]))
+        assert maps.index(uow, "stillwater") is whole  # the whole pack is never trimmed
+        assert maps.index(uow, "stillwater", frozenset(ids[:1])) is not without  # trimmed
+        maps.forget("stillwater")
+        assert maps.index(uow, "stillwater") is not whole
