@@ -14,6 +14,8 @@ from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.mappack import BOUNDARY_KIND, PACK_FORMAT, PACK_KEY, STATION_KIND
 from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWork
 
+#: Stored maps /map offers as buttons (the newest); the others are chosen by name.
+OFFERED_STORED = 12
 #: Indexes kept per pack for groups that dropped stations from it (each drop set its own).
 MAX_DROP_SETS = 4
 #: Uploaded files larger than this are refused before download.
@@ -102,6 +104,12 @@ class Maps:
 
     def names(self, uow: UnitOfWork) -> list[str]:
         return sorted(set(geo.builtin_map_packs()) | set(uow.maps.names()))
+
+    def offered(self, uow: UnitOfWork, current: str) -> list[str]:
+        """The maps /map offers as buttons: the shipped ones, the one in use and the ones
+        stored last (every stored map can still be chosen by name)."""
+        newest = uow.maps.newest(OFFERED_STORED)
+        return sorted(set(geo.builtin_map_packs()) | {current} | set(newest))
 
     def exists(self, uow: UnitOfWork, name: str) -> bool:
         return name in geo.builtin_map_packs() or uow.maps.load(name) is not None

@@ -355,8 +355,8 @@ def _join_first(turn: Turn) -> list[Outbound]:
 
 def map_list(turn: Turn, *, reply: bool = True) -> Outbound:
     """The map in use and a button for each one the game could use."""
-    names = turn.services.maps.names(turn.uow)
     facts = map_facts(turn.uow, turn.services.maps, turn.game_chat())
+    names = turn.services.maps.offered(turn.uow, facts["name"])
     text = say("chat.map_info", facts, turn.fmt)
     buttons = keyboards.map_choices(turn.game_id, names)
     return turn.reply(text, buttons) if reply else turn.to_group(text, buttons)

@@ -268,8 +268,11 @@ def _map_info(p: Params, fmt: Formatter) -> str:
                 modes=modes_text(p.get("modes", ()), fmt),
             )
         )
-    if p.get("attribution"):
-        lines.append(str(p["attribution"]))
+    attribution = str(p.get("attribution") or "")
+    if p.get("fetched") and "OpenStreetMap" not in attribution:
+        attribution = f"{attribution} {OSM_ATTRIBUTION}".strip()
+    if attribution:
+        lines.append(attribution)
     lines.append(fmt.t("/map find PLACE gets any place from OpenStreetMap, or choose a map:"))
     return "\n".join(lines)
 
