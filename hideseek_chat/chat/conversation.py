@@ -178,8 +178,8 @@ class Conversation:
                     actions = outbox.render(services, uow, message, decision, state, now)
                 self._in_flight[message.id] = now
                 deliveries.append(Delivery(message.id, tuple(actions)))
-                if decision.to.kind == AudienceKind.GROUP:
-                    status_chats.add(message.chat_key)
+                if decision.to.kind == AudienceKind.GROUP and not decision.key.startswith("map."):
+                    status_chats.add(message.chat_key)  # a map job's news change no status
             if not progressed:
                 break
         if not deliveries:
