@@ -8,10 +8,11 @@ update, once the bot knows its username) and the bot's ``Application`` with its 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import lru_cache
+from functools import lru_cache, partial
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -20,6 +21,7 @@ from telegram.request import BaseRequest
 
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.config import Config
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset
@@ -40,6 +42,12 @@ log = logging.getLogger(__name__)
 
 #: How often the location pings of finished games are purged.
 PURGE_EVERY = timedelta(hours=1)
+#: Seconds a geocoder request may take; an Overpass query (a city's kind of places);
+#: tries per Overpass query, and the longest wait a 429's Retry-After may ask for.
+GEOCODER_TIMEOUT = 15.0
+OVERPASS_TIMEOUT = 180.0
+OVERPASS_ATTEMPTS = 4
+OVERPASS_MAX_WAIT = 120.0
 
 
 @dataclass(frozen=True)
@@ -65,16 +73,21 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
     engine = make_engine(url)
     uow_factory = unit_of_work_factory(engine)
     clock = GameClock(config.clock_speed)
+    map_clients = build_map_clients(config)
 
     def conversation(bot_name: str) -> Conversation:
         # The chat layer renders no bot name itself (private-chat buttons are deep links
         # the adapter builds), so ``bot_name`` stays here.
         if not config.rulesets_dirs:
-            return Conversation(uow_factory)
+            return Conversation(
+                uow_factory, map_clients=map_clients, map_max_age=config.map_max_age
+            )
         return Conversation(
             uow_factory,
             rulesets=_ruleset_loader(config),
             known_rulesets=tuple(sorted(ruleset_paths(config.rulesets_dirs))),
+            map_clients=map_clients,
+            map_max_age=config.map_max_age,
         )
 
     telegram = build_application(
@@ -92,6 +105,37 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
         purge, interval=PURGE_EVERY, first=timedelta(minutes=1), name="purge-pings"
     )
     return App(config, engine, uow_factory, clock, telegram)
+
+
+def build_map_clients(config: Config) -> MapClients | None:
+    """The geocoder (Nominatim), the Overpass client and the pack builder of ``maps``, as
+    configured (``HIDESEEK_NOMINATIM_URL``, ``HIDESEEK_OVERPASS_URLS``,
+    ``HIDESEEK_USER_AGENT``); None, and /map find says so, when the library is missing."""
+    try:
+        import hideseek_chat.maps.fetch as fetch
+        import hideseek_chat.maps.modes as modes
+        import hideseek_chat.maps.overpass as overpass
+        import hideseek_chat.maps.places as places
+    except ImportError as err:
+        log.info("maps from OpenStreetMap are off: %s", err)
+        return None
+    geocoder = places.Geocoder(config.nominatim_url, config.user_agent, timeout=GEOCODER_TIMEOUT)
+    client = overpass.Overpass(
+        config.overpass_urls,
+        config.user_agent,
+        timeout=OVERPASS_TIMEOUT,
+        attempts=OVERPASS_ATTEMPTS,
+        sleep=time.sleep,
+        max_wait=OVERPASS_MAX_WAIT,
+    )
+    return MapClients(
+        geocoder=geocoder,
+        fetch=partial(fetch.fetch_pack, client),
+        pack_name=fetch.pack_name,
+        circle=places.circle,
+        modes=tuple(modes.MODES),
+        default_modes=modes.default_modes,
+    )
 
 
 def _ruleset_loader(config: Config) -> Callable[[str], Ruleset]:

@@ -136,7 +136,14 @@ def _console(args: argparse.Namespace, config: Config) -> int:
     from hideseek_chat.console.repl import prompted, run_console
 
     lines = prompted(input) if sys.stdin.isatty() else sys.stdin
-    return run_console(lines, seed=args.seed, database_url=config.database_url)
+    map_clients = None
+    if args.maps:  # the network: Nominatim and Overpass as configured
+        from hideseek_chat.app import build_map_clients
+
+        map_clients = build_map_clients(config)
+    return run_console(
+        lines, seed=args.seed, database_url=config.database_url, map_clients=map_clients
+    )
 
 
 def _simulate(args: argparse.Namespace, config: Config) -> int:
@@ -211,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
         "console", help="play in the terminal as any player (@alice /ask radar 1km, wait 10m)"
     )
     console.add_argument("--seed", type=int, help="deals the deck (default: random, printed)")
+    console.add_argument(
+        "--maps", action="store_true", help="let /map find fetch maps from OpenStreetMap"
+    )
     console.set_defaults(handler=_console)
     simulate = commands.add_parser(
         "simulate", help="replay a JSON-lines script of chat events (docs/console.md)"

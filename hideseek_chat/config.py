@@ -13,6 +13,16 @@ from urllib.parse import urlsplit
 
 #: A bot token as @BotFather hands it out: the bot's numeric id, a colon, a secret.
 TOKEN_SHAPE = re.compile(r"[0-9]{3,}:[A-Za-z0-9_-]{30,}")
+#: The public geocoder and Overpass instances (main and a mirror) used unless configured.
+NOMINATIM_URL = "https://nominatim.openstreetmap.org"
+OVERPASS_URLS = (
+    "https://overpass-api.de/api/interpreter",
+    "https://overpass.kumi.systems/api/interpreter",
+)
+#: Nominatim's and Overpass's usage policies ask every client to name itself.
+USER_AGENT = "hideseek_chat/0.1 (+https://github.com/hideseek-chat/hideseek_chat)"
+#: A map fetched for the same area and modes this recently is used again, not fetched.
+MAP_MAX_AGE_DAYS = 30.0
 #: What Telegram accepts as a webhook's secret token.
 SECRET_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
@@ -33,6 +43,10 @@ class Config:
     port: int = 8080
     webhook_url: str | None = None
     webhook_secret: str | None = None
+    nominatim_url: str = NOMINATIM_URL
+    overpass_urls: tuple[str, ...] = OVERPASS_URLS
+    user_agent: str = USER_AGENT
+    map_max_age: timedelta = timedelta(days=MAP_MAX_AGE_DAYS)
 
     @property
     def effective_database_url(self) -> str:
@@ -113,6 +127,21 @@ class Config:
             raise ConfigError(
                 "WEBHOOK_SECRET must be 1 to 256 letters, digits, '_' or '-' (Telegram's rule)."
             )
+        nominatim = _http_url(env, "HIDESEEK_NOMINATIM_URL") or NOMINATIM_URL
+        overpass = tuple(
+            _checked_url("HIDESEEK_OVERPASS_URLS", u.strip())
+            for u in env.get("HIDESEEK_OVERPASS_URLS", "").split(",")
+            if u.strip()
+        )
+        max_age_text = env.get("HIDESEEK_MAP_MAX_AGE_DAYS", "").strip() or str(MAP_MAX_AGE_DAYS)
+        try:
+            max_age = float(max_age_text)
+        except ValueError:
+            raise ConfigError(
+                f"HIDESEEK_MAP_MAX_AGE_DAYS must be a number, not {max_age_text!r}."
+            ) from None
+        if not 0 <= max_age <= 3650:
+            raise ConfigError("HIDESEEK_MAP_MAX_AGE_DAYS must be from 0 to 3650.")
         dirs = tuple(Path(p) for p in env.get("HIDESEEK_RULESETS_DIR", "").split(os.pathsep) if p)
         return cls(
             telegram_token=env.get("TELEGRAM_BOT_TOKEN") or None,
@@ -125,4 +154,21 @@ class Config:
             port=int(port_text),
             webhook_url=webhook_url,
             webhook_secret=secret,
+            nominatim_url=nominatim,
+            overpass_urls=overpass or OVERPASS_URLS,
+            user_agent=env.get("HIDESEEK_USER_AGENT", "").strip() or USER_AGENT,
+            map_max_age=timedelta(days=max_age),
         )
+
+
+def _http_url(env: Mapping[str, str], name: str) -> str | None:
+    """The http(s) URL in ``env[name]`` (None when unset); raise ConfigError when malformed."""
+    value = env.get(name, "").strip()
+    return _checked_url(name, value) if value else None
+
+
+def _checked_url(name: str, value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ConfigError(f"{name} must hold http(s):// addresses with a host, not {value!r}.")
+    return value

@@ -22,10 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from hideseek_chat.chat import jobs, liveness, outbox, routes
+from hideseek_chat.chat import jobs, liveness, map_jobs, outbox, routes
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.keyboards import Verb, decode, open_private
+from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import (
     AnswerButton,
@@ -71,6 +72,8 @@ class Conversation:
         rulesets: RulesetLoader = cached_ruleset,
         known_rulesets: tuple[str, ...] | None = None,
         seeds: Callable[[], int] | None = None,
+        map_clients: MapClients | None = None,
+        map_max_age: timedelta = timedelta(days=30),
     ) -> None:
         self.services = Services(
             uow_factory,
@@ -78,6 +81,8 @@ class Conversation:
             rulesets,
             known_rulesets or tuple(sorted(ruleset_paths())),
             seeds or (lambda: secrets.randbits(31)),
+            map_clients=map_clients,
+            map_max_age=map_max_age,
         )
         self._in_flight: dict[int, datetime] = {}
         # False only once the outbox was found empty and nothing was applied since; spares
@@ -173,8 +178,8 @@ class Conversation:
                     actions = outbox.render(services, uow, message, decision, state, now)
                 self._in_flight[message.id] = now
                 deliveries.append(Delivery(message.id, tuple(actions)))
-                if decision.to.kind == AudienceKind.GROUP:
-                    status_chats.add(message.chat_key)
+                if decision.to.kind == AudienceKind.GROUP and not decision.key.startswith("map."):
+                    status_chats.add(message.chat_key)  # a map job's news change no status
             if not progressed:
                 break
         if not deliveries:
@@ -233,13 +238,31 @@ class Conversation:
             self._quiet_checked_at = now
             liveness.check(self.uow_factory, now)  # live locations gone quiet: ask again
 
-    def status_ref(self, chat: str) -> str | None:
-        with self.uow_factory() as uow:
-            return uow.chats.message_ref(chat, "status")
+    @property
+    def has_map_jobs(self) -> bool:
+        """Whether map jobs can run here (maps from OpenStreetMap are configured)."""
+        return self.services.map_clients is not None
 
-    def remember_status(self, chat: str, message_ref: str, now: datetime) -> None:
+    def run_map_job(self, clock: Callable[[], datetime]) -> bool:
+        """Run the oldest queued map job (a search, a fetch) to its end; False when none.
+
+        Slow (network): a channel runs it off its update path, in a worker thread. What
+        it has to say lands in the outbox."""
+        ran = map_jobs.run_next(self.services, clock)
+        if ran:
+            self.maybe_pending = True
+        return ran
+
+    def status_ref(self, chat: str, slot: str = "status") -> str | None:
+        """The channel's id of the message kept in ``slot`` of ``chat`` (see SendText.slot)."""
         with self.uow_factory() as uow:
-            uow.chats.set_message_ref(chat, "status", message_ref, now)
+            return uow.chats.message_ref(chat, slot)
+
+    def remember_status(
+        self, chat: str, message_ref: str, now: datetime, slot: str = "status"
+    ) -> None:
+        with self.uow_factory() as uow:
+            uow.chats.set_message_ref(chat, slot, message_ref, now)
             uow.commit()
 
 

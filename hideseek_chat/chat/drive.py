@@ -34,6 +34,10 @@ from hideseek_chat.chat.model import (
 
 #: Deliveries taken from the outbox per drain.
 DRAIN_LIMIT = 50
+#: Map jobs (searches, fetches) one process runs at once in worker threads.
+MAX_MAP_JOBS = 2
+#: Map jobs run inline one after another per tick at most (the console).
+MAX_INLINE_JOBS = 10
 
 T = TypeVar("T")
 
@@ -74,17 +78,24 @@ class Driver:
         clock: Callable[[], datetime],
         *,
         drain_limit: int = DRAIN_LIMIT,
+        jobs_inline: bool = False,
+        max_map_jobs: int = MAX_MAP_JOBS,
     ) -> None:
         self.conversation = conversation
         self.channel = channel
         self.clock = clock
         self.drain_limit = drain_limit
+        self.jobs_inline = jobs_inline
+        self.max_map_jobs = max_map_jobs
+        self._jobs: set[asyncio.Future[bool]] = set()
         # A message and the tick may drain at the same time: one delivery, one send.
         self._drain_lock = asyncio.Lock()
 
     async def on_message(self, msg: Inbound) -> list[Outbound]:
         """Handle ``msg``, perform the replies, then send what the game announced."""
         replies = self.conversation.handle(msg)
+        if self.jobs_inline:  # the console: a job queued by this message runs now
+            self.start_map_jobs()
         if isinstance(msg, ButtonIn) and not any(isinstance(r, AnswerButton) for r in replies):
             # Every press is answered, or the person's app shows a spinner for a while.
             replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
@@ -93,9 +104,38 @@ class Driver:
         return replies
 
     async def on_tick(self) -> None:
-        """Fire the due timers, then send what they announced."""
+        """Fire the due timers, start the queued map jobs, then send what they announced."""
         self.conversation.tick(self.clock())
+        self.start_map_jobs()
         await self.drain()
+
+    @property
+    def map_jobs_running(self) -> int:
+        """How many map jobs run in worker threads now."""
+        return len(self._jobs)
+
+    async def map_jobs_done(self) -> None:
+        """Wait for the map jobs running in worker threads (a clean shutdown, tests)."""
+        while self._jobs:
+            await asyncio.gather(*list(self._jobs))
+
+    def start_map_jobs(self) -> None:
+        """Run queued map jobs: inline to their end (``jobs_inline``: the console), else in
+        worker threads, at most ``MAX_MAP_JOBS`` at once and never awaited here, so a
+        fetch of minutes never holds up a message or the tick."""
+        conversation = self.conversation
+        if not conversation.has_map_jobs:
+            return
+        if self.jobs_inline:
+            for _ in range(MAX_INLINE_JOBS):
+                if not conversation.run_map_job(self.clock):
+                    break
+            return
+        if len(self._jobs) >= self.max_map_jobs:
+            return
+        task = asyncio.ensure_future(asyncio.to_thread(conversation.run_map_job, self.clock))
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
 
     async def drain(self) -> None:
         """Send the outbox's deliveries in order; stop at a transient failure to retry later."""
@@ -122,6 +162,8 @@ def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbo
             if action.image is not None and not capabilities.pictures:
                 action = replace(action, image=None)  # its fixed-width text says the same
             if action.slot is not None and not capabilities.edit_messages:
+                if action.transient:
+                    continue  # progress: the outcome comes as a message of its own
                 action = replace(action, slot=None)  # a new status message each time
             if action.edit_ref is not None and not capabilities.edit_messages:
                 action = replace(action, edit_ref=None)  # the next screen as a new message

@@ -55,6 +55,13 @@ class Verb(StrEnum):
     # the id of its question whose distance the seeker chooses
     SET = "set"  # setting, value
     CHOOSE_MAP = "map"  # map pack name
+    MAP_PLACE = "mplace"  # search job id, position of the place found
+    MAP_RADIUS = "mrad"  # search job id, place position, radius in metres (a point result)
+    MAP_MODE = "mmode"  # job id, place, radius (0: an area), modes chosen (bits), mode toggled
+    MAP_FETCH = "mfetch"  # job id, place position, radius (0: an area), modes chosen (bits)
+    STATIONS_PAGE = "mstp"  # the map's tag (``pack_tag``), page of /map stations
+    STATION = "mstn"  # the map's tag, the station's position in the map
+    DROP_STATION = "mdrop"  # the map's tag, the station's position, d (drop) / r (restore)
     SHOW_HAND = "hand"  # (show the hand)
     NEXT_ROUND = "next"  # (start the next round now)
     CONFIRM_ANSWER = "chk"  # record_id, a (send the held answer anyway) / s (the pins' answer)
@@ -239,6 +246,92 @@ def confirm_abort(game_id: int, yes_label: str, no_label: str) -> Rows:
 
 def map_choices(game_id: int, names: Sequence[str]) -> Rows:
     return column(button(name, Verb.CHOOSE_MAP, game_id, name) for name in names)
+
+
+# ----------------------------------------------------------------- a map from OpenStreetMap
+
+
+def map_places(game_id: int, job_id: int, labels: Sequence[str]) -> Rows:
+    """One button per place a search found (at most five)."""
+    return column(
+        button(label[:60], Verb.MAP_PLACE, game_id, job_id, i) for i, label in enumerate(labels)
+    )
+
+
+def map_radii(game_id: int, job_id: int, place: int, radii: Sequence[tuple[str, int]]) -> Rows:
+    """The radii around a point result, one button each (``(label, metres)``)."""
+    return (tuple(button(label, Verb.MAP_RADIUS, game_id, job_id, place, m) for label, m in radii),)
+
+
+def mode_bits(modes: Sequence[str], chosen: Iterable[str]) -> int:
+    """``chosen`` as the bits of a button (bit i: ``modes[i]``)."""
+    wanted = set(chosen)
+    return sum(1 << i for i, mode in enumerate(modes) if mode in wanted)
+
+
+def modes_of(modes: Sequence[str], bits: int) -> frozenset[str]:
+    """The modes a button's ``bits`` name."""
+    return frozenset(mode for i, mode in enumerate(modes) if bits & (1 << i))
+
+
+def map_modes(
+    game_id: int,
+    job_id: int,
+    place: int,
+    radius_m: int,
+    modes: Sequence[tuple[str, str]],
+    chosen: frozenset[str],
+    fetch_label: str,
+) -> Rows:
+    """A toggle per transit mode (``(mode, label)``), the chosen ones ticked, and Fetch."""
+    names = [mode for mode, _ in modes]
+    bits = mode_bits(names, chosen)
+    toggles = [
+        button(
+            ("✓ " if mode in chosen else "▫️ ") + label,
+            Verb.MAP_MODE,
+            game_id,
+            job_id,
+            place,
+            radius_m,
+            bits,
+            i,
+        )
+        for i, (mode, label) in enumerate(modes)
+    ]
+    rows = [tuple(toggles[i : i + 3]) for i in range(0, len(toggles), 3)]
+    fetch = button(fetch_label, Verb.MAP_FETCH, game_id, job_id, place, radius_m, bits)
+    return (*rows, (fetch,))
+
+
+def stations_page(
+    game_id: int,
+    tag: str,
+    stations: Sequence[tuple[str, int]],
+    page: int | None = None,
+    pages: int = 1,
+) -> Rows:
+    """A button per station (``(label, position)``); ◀ ▶ when there are ``pages``."""
+    rows = list(
+        column(button(label[:60], Verb.STATION, game_id, tag, pos) for label, pos in stations)
+    )
+    if page is not None and pages > 1:
+        nav = []
+        if page > 0:
+            nav.append(button("◀", Verb.STATIONS_PAGE, game_id, tag, page - 1))
+        nav.append(button(f"{page + 1}/{pages}", Verb.STATIONS_PAGE, game_id, tag, page))
+        if page < pages - 1:
+            nav.append(button("▶", Verb.STATIONS_PAGE, game_id, tag, page + 1))
+        rows.append(tuple(nav))
+    return tuple(rows)
+
+
+def station_actions(
+    game_id: int, tag: str, position: int, dropped: bool, action_label: str, back_label: str
+) -> Rows:
+    """Drop (or Restore) one station, and back to the list."""
+    act = button(action_label, Verb.DROP_STATION, game_id, tag, position, "r" if dropped else "d")
+    return ((act,), (button(back_label, Verb.STATIONS_PAGE, game_id, tag, 0),))
 
 
 def start_hiding(game_id: int, fmt: Formatter) -> Rows:

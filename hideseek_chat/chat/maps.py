@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from hideseek_chat import geo
@@ -12,6 +14,10 @@ from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.mappack import BOUNDARY_KIND, PACK_FORMAT, PACK_KEY, STATION_KIND
 from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWork
 
+#: Stored maps /map offers as buttons (the newest); the others are chosen by name.
+OFFERED_STORED = 12
+#: Indexes kept per pack for groups that dropped stations from it (each drop set its own).
+MAX_DROP_SETS = 4
 #: Uploaded files larger than this are refused before download.
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
@@ -90,33 +96,109 @@ def from_data(data: MapPackData) -> MapPack:
 
 
 class Maps:
-    """Finds and indexes map packs by name; an index is built once per process."""
+    """Finds and indexes map packs by name; an index is built once per process for each
+    set of stations a group dropped from it."""
 
     def __init__(self) -> None:
-        self._indexes: dict[str, MapIndex] = {}
+        self._indexes: dict[tuple[str, frozenset[str]], MapIndex] = {}
 
     def names(self, uow: UnitOfWork) -> list[str]:
         return sorted(set(geo.builtin_map_packs()) | set(uow.maps.names()))
 
+    def offered(self, uow: UnitOfWork, current: str) -> list[str]:
+        """The maps /map offers as buttons: the shipped ones, the one in use and the ones
+        stored last (every stored map can still be chosen by name)."""
+        newest = uow.maps.newest(OFFERED_STORED)
+        return sorted(set(geo.builtin_map_packs()) | {current} | set(newest))
+
     def exists(self, uow: UnitOfWork, name: str) -> bool:
         return name in geo.builtin_map_packs() or uow.maps.load(name) is not None
 
-    def index(self, uow: UnitOfWork, name: str) -> MapIndex | None:
-        """The index of pack ``name``; None when there is no such pack."""
-        if name in self._indexes:
-            return self._indexes[name]
+    def pack(self, uow: UnitOfWork, name: str) -> MapPack | None:
+        """The whole pack ``name`` (every station); None when there is no such pack."""
+        whole = self._indexes.get((name, frozenset()))
+        if whole is not None:
+            return whole.pack
         if name in geo.builtin_map_packs():
-            pack = geo.load_map_pack(name)
-        else:
-            data = uow.maps.load(name)
-            if data is None:
-                return None
-            pack = from_data(data)
-        self._indexes[name] = MapIndex(pack)
-        return self._indexes[name]
+            return geo.load_map_pack(name)
+        data = uow.maps.load(name)
+        return None if data is None else from_data(data)
+
+    def index(
+        self, uow: UnitOfWork, name: str, dropped: frozenset[str] = frozenset()
+    ) -> MapIndex | None:
+        """The index of pack ``name`` without the stations ``dropped`` (their ids); None
+        when there is no such pack."""
+        key = (name, dropped)
+        if key in self._indexes:
+            return self._indexes[key]
+        pack = self.pack(uow, name)
+        if pack is None:
+            return None
+        if (name, frozenset()) not in self._indexes:
+            self._indexes[(name, frozenset())] = MapIndex(pack)
+        if dropped:
+            trimmed = [k for k in self._indexes if k[0] == name and k[1]]
+            for old in trimmed[: max(0, len(trimmed) - MAX_DROP_SETS + 1)]:
+                del self._indexes[old]  # the oldest: a group changed its drops since
+            self._indexes[key] = MapIndex(without_stations(pack, dropped))
+        return self._indexes[key]
 
     def forget(self, name: str) -> None:
-        self._indexes.pop(name, None)
+        """Forget every index of pack ``name`` (it was stored anew)."""
+        for key in [k for k in self._indexes if k[0] == name]:
+            del self._indexes[key]
+
+
+def map_facts(uow: UnitOfWork, maps: Maps, chat: str) -> dict[str, Any]:
+    """What /map says of ``chat``'s map: its name and title, stations (and how many the
+    group left out), the kinds of places it knows, and for a map from OpenStreetMap its
+    modes and the day it was fetched."""
+    name = uow.chats.prefs(chat).map_name
+    facts: dict[str, Any] = {"name": name}
+    pack = maps.pack(uow, name)
+    if pack is None:
+        return facts
+    dropped = uow.map_jobs.dropped(chat, name)
+    facts.update(
+        title=pack.title,
+        stations=len(pack.stations) - len(dropped & {s.id for s in pack.stations}),
+        dropped=len(dropped),
+        kinds=sorted(pack.kinds),
+        attribution=pack.attribution,
+    )
+    job = uow.map_jobs.fetched(name)
+    imported = uow.maps.imported_at(name)
+    if job is not None and job.fetch is not None and imported is not None:
+        facts.update(fetched=imported.date().isoformat(), modes=list(job.fetch.modes))
+    return facts
+
+
+def without_stations(pack: MapPack, dropped: frozenset[str]) -> MapPack:
+    """``pack`` without the stations whose ids are in ``dropped``."""
+    return MapPack(
+        name=pack.name,
+        boundary=pack.boundary,
+        stations=tuple(s for s in pack.stations if s.id not in dropped),
+        features=pack.features,
+        kinds=pack.kinds,
+        routes=pack.routes,
+        title=pack.title,
+        attribution=pack.attribution,
+    )
+
+
+def use_map(uow: UnitOfWork, maps: Maps, chat: str, name: str, now: datetime) -> None:
+    """Make pack ``name`` the map of ``chat``'s games (every way a map is chosen ends here:
+    /map NAME, its button, an upload, a fetch, a station list). Does not commit."""
+    uow.chats.set_prefs(chat, replace(uow.chats.prefs(chat), map_name=name), now)
+    maps.forget(name)
+    on_map_chosen(uow, chat, name, now)
+
+
+def on_map_chosen(uow: UnitOfWork, chat: str, name: str, now: datetime) -> None:
+    """What follows from a chat choosing its map. The merger hooks the time-zone
+    engineer's ``on_map_chosen`` (the map's time zone, units, suggested ruleset) here."""
 
 
 def import_upload(filename: str, content: bytes, name: str) -> MapPack:

@@ -122,10 +122,17 @@ class SendText(Outbound):
     buttons: tuple[tuple[Button, ...], ...] = ()
     photo_ref: str | None = None  # relay this photo with ``text`` as its caption
     reply_to: str | None = None
-    #: "status" for the group's pinned status message: edit the one stored for the chat
-    #: (``Conversation.status_ref``) or, if there is none, send it, pin it and report its
-    #: id with ``Conversation.remember_status``.
+    #: A message the bot keeps editing: edit the one stored for the chat and slot
+    #: (``Conversation.status_ref``) or, if there is none, send it and report its id with
+    #: ``Conversation.remember_status``. "status" is the group's pinned status (pinned
+    #: when sent); "map-job-N" is map job N's one message (its progress, then its outcome).
     slot: str | None = None
+    #: only worth showing as an edit of its ``slot`` (a download's progress): a channel
+    #: that cannot edit leaves it out instead of sending one message per step
+    transient: bool = False
+    #: the first message of its ``slot`` ("Looking up…"): sent only while the slot holds
+    #: none, so that it never replaces what the job already said (it may run at once)
+    opens_slot: bool = False
     private: bool = field(default=False)  # sent to a person, not a group
     #: a block of fixed-width text (a board) shown after ``text``
     pre: str = ""

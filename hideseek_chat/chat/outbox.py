@@ -14,6 +14,7 @@ from typing import Any
 
 from hideseek_chat.chat import checking, keyboards, sightings, texts
 from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.map_jobs import job_slot
 from hideseek_chat.chat.model import Outbound, SendText
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules.curses import is_clearable
@@ -84,6 +85,10 @@ def render(
     if notify.to.kind == AudienceKind.GROUP:
         fmt = services.formatter(uow, chat, state)
         text, buttons, photo = _compose(services, uow, message, notify, state, fmt, now)
+        job_id = notify.params.get("job_id") if notify.key.startswith("map.") else None
+        if job_id is not None:  # a map job's one message: its progress, then its outcome
+            slot, transient = job_slot(int(job_id)), notify.key == "map.progress"
+            return [SendText(chat, text=text, buttons=buttons, slot=slot, transient=transient)]
         return [SendText(chat, text=text, buttons=buttons, photo_ref=photo)]
     sends: list[Outbound] = []
     composed: dict[str, tuple[str, Rows, str | None]] = {}
@@ -173,6 +178,9 @@ def _compose(
         buttons = keyboards.confirm_catch(game_id, fmt, params.get("claimer"))
     elif key == "curse.cast":
         buttons = _curse_buttons(services.ruleset(state), game_id, params, fmt)
+    elif key == "map.places":
+        labels = [str(label) for label in params.get("labels", ())]
+        buttons = keyboards.map_places(game_id, int(params["job_id"]), labels)
     elif key == "round.next_you_hide":
         buttons = keyboards.start_hiding(game_id, fmt)
     elif key in LOCATION_PROMPTS:

@@ -14,7 +14,17 @@ from enum import StrEnum
 
 from hideseek_chat.chat import texts
 from hideseek_chat.chat.errors import ChatError
-from hideseek_chat.chat.handlers import botnet, cards, curses, endgame, info, pins, questions, setup
+from hideseek_chat.chat.handlers import (
+    botnet,
+    cards,
+    curses,
+    endgame,
+    info,
+    maps,
+    pins,
+    questions,
+    setup,
+)
 from hideseek_chat.chat.i18n import N_
 from hideseek_chat.chat.keyboards import BOTNET_VERBS, Press, Verb, decode
 from hideseek_chat.chat.model import (
@@ -111,7 +121,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("hand", cards.hand, Where.ANYWHERE, N_("show your cards (in private)")),
     Command("play", cards.play, Where.PRIVATE, N_("hider: play card N of your hand, like /play 2")),
     Command("track", info.track, Where.PRIVATE, N_("hider: where the seekers were last seen")),
-    Command("map", setup.choose_map, Where.GROUP, N_("choose the game's map (admin)")),
+    # /map find PLACE, /map stations, /map refresh: /map itself says so (the menu line
+    # keeps its translated words).
+    Command("map", maps.map_command, Where.GROUP, N_("choose the game's map (admin)")),
     Command("settings", setup.settings, Where.GROUP, N_("change the game's settings (admin)")),
     Command("abort", setup.abort, Where.GROUP, N_("end the game now, without a winner (admin)")),
     Command("language", setup.language, Where.ANYWHERE, N_("choose the language I speak")),
@@ -145,6 +157,13 @@ BUTTONS: dict[Verb, ButtonHandler] = {
     Verb.JOIN: setup.press_join,
     Verb.SET: setup.press_setting,
     Verb.CHOOSE_MAP: setup.press_map,
+    Verb.MAP_PLACE: maps.press_place,
+    Verb.MAP_RADIUS: maps.press_radius,
+    Verb.MAP_MODE: maps.press_mode,
+    Verb.MAP_FETCH: maps.press_fetch,
+    Verb.STATIONS_PAGE: maps.press_stations_page,
+    Verb.STATION: maps.press_station,
+    Verb.DROP_STATION: maps.press_drop,
     Verb.NEXT_ROUND: setup.press_next_round,
     Verb.ABORT: setup.press_abort,
     Verb.TEAM: setup.press_team,
@@ -192,6 +211,7 @@ SPENT_BY_A_PRESS = frozenset(
         Verb.DISCARD_CARD,
         Verb.ANSWER_CATCH,
         Verb.DECIDE_CLAIM,
+        Verb.MAP_FETCH,
     }
 )
 
@@ -208,6 +228,10 @@ ONE_PURPOSE = frozenset(
         Verb.CONFIRM_PENALTY,
         Verb.CONFIRM_LOSS,
         Verb.DECIDE_CATCH,
+        Verb.MAP_PLACE,
+        Verb.MAP_RADIUS,
+        Verb.MAP_MODE,
+        Verb.MAP_FETCH,
     }
 )
 
@@ -243,7 +267,7 @@ def dispatch(turn: Turn) -> list[Outbound]:
     if isinstance(msg, PhotoIn):
         return questions.photo(turn, msg)
     if isinstance(msg, FileIn):
-        return setup.upload(turn, msg)
+        return maps.upload(turn, msg)
     return []
 
 

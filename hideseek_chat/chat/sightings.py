@@ -118,7 +118,9 @@ def seekers_seen_by(
 
 def map_index(uow: UnitOfWork, maps: Maps, game_id: int) -> MapIndex | None:
     """The index of the map the game's group plays on (None: no such map)."""
-    return maps.index(uow, uow.chats.prefs(uow.games.chat_key(game_id)).map_name)
+    chat = uow.games.chat_key(game_id)
+    name = uow.chats.prefs(chat).map_name
+    return maps.index(uow, name, uow.map_jobs.dropped(chat, name))
 
 
 def hider_pins(uow: UnitOfWork, game_id: int, state: GameState, n: int = 50) -> list[Ping]:

@@ -9,11 +9,14 @@ wrote with ``Turn.wrote``; a refusal raised anywhere rolls the whole turn back.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import Button, ChatKind, Inbound, SendText
 from hideseek_chat.chat.sightings import StartCache
@@ -40,6 +43,14 @@ class Services:
     #: each game's state by its last event id, so live-location edits need not reload it
     states: dict[int, tuple[int | None, GameState]] = field(default_factory=dict)
     thermometer_starts: StartCache = field(default_factory=dict)
+    #: the geocoder and the map fetcher; None: maps from OpenStreetMap are not configured
+    map_clients: MapClients | None = None
+    #: a pack fetched for the same area and modes this recently is used, not fetched again
+    map_max_age: timedelta = timedelta(days=30)
+    #: a map job's progress message is edited at most this often (seconds of its own time,
+    #: read from ``monotonic``): Telegram allows about 20 messages a minute in a group
+    map_progress_every: float = 3.0
+    monotonic: Callable[[], float] = time.monotonic
 
     def ruleset(self, state: GameState) -> Ruleset:
         return self.rulesets(state.ruleset)

@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.console.session import DEFAULT_START, open_session
 from hideseek_chat.console.steps import (
     HELP,
@@ -42,10 +43,12 @@ def run_console(
     *,
     seed: int | None = None,
     database_url: str | None = None,
+    map_clients: MapClients | None = None,
 ) -> int:
-    """Read console lines until ``quit`` or the end; every bad line is a one-line error."""
+    """Read console lines until ``quit`` or the end; every bad line is a one-line error.
+    With ``map_clients``, /map find fetches maps from OpenStreetMap (over the network)."""
     seed = seed if seed is not None else secrets.randbelow(10**6)
-    with open_session(seed=seed, database_url=database_url) as session:
+    with open_session(seed=seed, database_url=database_url, map_clients=map_clients) as session:
         table = session.table
         transcript = Transcript(table, write, pin_every=None)
         write(

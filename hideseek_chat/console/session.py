@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset
@@ -55,11 +56,13 @@ def open_session(
     start: datetime = DEFAULT_START,
     database_url: str | None = None,
     rulesets_dirs: tuple[Path, ...] = (),
+    map_clients: MapClients | None = None,
 ) -> Session:
     """A migrated store, a conversation on it and an empty table at ``start``.
 
     ``seed`` seeds every game created at the table (the deck, the hiding order): the same
-    seed and the same moves give the same game.
+    seed and the same moves give the same game. ``map_clients`` lets /map find get maps
+    from OpenStreetMap (the table runs each search and fetch at once, inline).
     """
     tmp: tempfile.TemporaryDirectory[str] | None = None
     prefix = "console"
@@ -83,6 +86,7 @@ def open_session(
         rulesets=_loader(rulesets_dirs),
         known_rulesets=tuple(sorted(ruleset_paths(rulesets_dirs))),
         seeds=seeds,
+        map_clients=map_clients,
     )
     table = Table(conversation, start, group=f"{prefix}:group", ref_prefix=prefix)
     return Session(table, conversation, engine, tmp)

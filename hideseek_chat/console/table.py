@@ -88,6 +88,8 @@ class Table:
     #: every text the pinned status message had, in order (its line keeps only the last);
     #: ``id`` is the newest line when it was written
     status_log: list[Line] = field(default_factory=list)
+    #: every text a kept message other than the status had (a map job's progress), in order
+    slot_log: list[Line] = field(default_factory=list)
     tick_every: timedelta = timedelta(seconds=30)
     #: person refs are ``<ref_prefix>:<name>``; another prefix keeps two tables apart in
     #: one database
@@ -282,7 +284,7 @@ class Table:
     @property
     def driver(self) -> Driver:
         if self._driver is None:
-            self._driver = Driver(self.conversation, self, lambda: self.now)
+            self._driver = Driver(self.conversation, self, lambda: self.now, jobs_inline=True)
         return self._driver
 
     def deliver(self, msg: Inbound) -> list[Outbound]:
@@ -302,7 +304,7 @@ class Table:
         """Write ``actions`` into the transcripts."""
         for action in actions:
             if isinstance(action, SendText):
-                if action.slot == "status":
+                if action.slot is not None:
                     self._edit_status(action)
                     continue
                 # No pictures here: the fixed-width block stands in for one.
@@ -344,13 +346,26 @@ class Table:
         return self._edits.get(line.id, line.id)
 
     def _edit_status(self, action: SendText) -> None:
-        self.status_log.append(Line(self.mark(), self.now, action.to, action.text, slot="status"))
-        line_id = self._status.get(action.to)
+        """The message kept in ``action.slot`` (the pinned status, a map job's progress),
+        edited in place, text and buttons; sent when there is none yet."""
+        slot = action.slot or "status"
+        if slot == "status":
+            self.status_log.append(Line(self.mark(), self.now, action.to, action.text, slot=slot))
+        else:
+            self.slot_log.append(Line(self.mark(), self.now, action.to, action.text, slot=slot))
+        line_id = self._status.get(f"{action.to} {slot}")
+        if line_id is not None and action.opens_slot:
+            return
         for line in self.lines:
             if line.id == line_id:
                 line.text = action.text
+                line.buttons = action.buttons
                 return
-        self._status[action.to] = self._log(action.to, action.text, slot="status")
+        if action.transient:
+            return
+        self._status[f"{action.to} {slot}"] = self._log(
+            action.to, action.text, buttons=action.buttons, slot=slot
+        )
 
     def _log(
         self,

@@ -115,6 +115,11 @@ def geometry_from_geojson(data: Mapping[str, Any]) -> BaseGeometry:
     return geometry
 
 
+def geometry_to_geojson(geometry: BaseGeometry) -> dict[str, Any]:
+    """A shapely geometry as a GeoJSON geometry object (plain dicts, ready for ``json``)."""
+    return dict(mapping(geometry))
+
+
 def pack_to_geojson(pack: MapPack) -> dict[str, Any]:
     """Return the pack as a GeoJSON FeatureCollection (plain dicts, ready for ``json``)."""
     features: list[dict[str, Any]] = [

@@ -165,6 +165,17 @@ class MapPacks:
         self.session.flush()
         return pack_id
 
+    def imported_at(self, name: str) -> datetime | None:
+        """When the stored pack ``name`` was saved; None when there is none."""
+        return self.session.scalar(select(MapPackRow.imported_at).where(MapPackRow.name == name))
+
+    def newest(self, limit: int) -> list[str]:
+        """The names of the ``limit`` packs stored last, newest first."""
+        query = select(MapPackRow.name).order_by(
+            MapPackRow.imported_at.desc(), MapPackRow.id.desc()
+        )
+        return list(self.session.scalars(query.limit(limit)))
+
     def names(self) -> list[str]:
         return list(self.session.scalars(select(MapPackRow.name).order_by(MapPackRow.name)))
 

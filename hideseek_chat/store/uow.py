@@ -36,6 +36,7 @@ from hideseek_chat.store.chats import Chats
 from hideseek_chat.store.checks import AnswerChecks
 from hideseek_chat.store.deadlines import Deadlines
 from hideseek_chat.store.log import EventLog, Outbox, ProcessedUpdates
+from hideseek_chat.store.mapjobs import MapJobs
 from hideseek_chat.store.maps import MapPacks
 from hideseek_chat.store.pings import Pings
 from hideseek_chat.store.repository import GameNotFound, GameRepository
@@ -59,6 +60,7 @@ class UnitOfWork:
     deadlines: Deadlines
     pings: Pings
     maps: MapPacks
+    map_jobs: MapJobs
     chats: Chats
     checks: AnswerChecks
     botnet: BotnetMatches
@@ -75,6 +77,7 @@ class UnitOfWork:
         self.deadlines = Deadlines(self.session)
         self.pings = Pings(self.session)
         self.maps = MapPacks(self.session)
+        self.map_jobs = MapJobs(self.session)
         self.chats = Chats(self.session)
         self.checks = AnswerChecks(self.session)
         self.botnet = BotnetMatches(self.session)

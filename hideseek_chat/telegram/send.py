@@ -46,9 +46,11 @@ class ConversationPort(Protocol):
 
     def unreachable(self, ref: str, now: datetime) -> list[Outbound]: ...
 
-    def status_ref(self, chat: str) -> str | None: ...
+    def status_ref(self, chat: str, slot: str = STATUS_SLOT) -> str | None: ...
 
-    def remember_status(self, chat: str, message_ref: str, now: datetime) -> None: ...
+    def remember_status(
+        self, chat: str, message_ref: str, now: datetime, slot: str = STATUS_SLOT
+    ) -> None: ...
 
 
 class _Unreachable(Exception):
@@ -124,7 +126,7 @@ async def _send_text(
         return
     markup = keyboard(action.buttons, bot.username)
     try:
-        if action.slot == STATUS_SLOT:
+        if action.slot is not None:
             await _send_status(bot, conversation, action, chat_id, markup, now)
         elif action.edit_ref is not None and await _edit(bot, action, chat_id, markup):
             return
@@ -225,7 +227,10 @@ async def _send_status(
     now: datetime,
 ) -> None:
     text, _ = _split(action.text, MessageLimit.MAX_TEXT_LENGTH)
-    ref = conversation.status_ref(action.to)
+    slot = action.slot or STATUS_SLOT
+    ref = conversation.status_ref(action.to, slot)
+    if ref is not None and action.opens_slot:
+        return  # the job spoke first: its message stays
     if ref is not None:
         try:
             await bot.edit_message_text(
@@ -238,13 +243,16 @@ async def _send_status(
                 return
             if "not found" not in reason and "can't be edited" not in reason:
                 raise
-            log.info("status message %s in %s is gone (%s); sending a new one", ref, chat_id, err)
+            log.info("%s message %s in %s is gone (%s); sending a new one", slot, ref, chat_id, err)
+    if action.transient:
+        return  # progress of a message that is gone: the outcome will be sent anew
     sent = await bot.send_message(chat_id, text, reply_markup=markup)
-    try:
-        await bot.pin_chat_message(chat_id, sent.message_id, disable_notification=True)
-    except TelegramError as err:  # not an admin: the status still works, unpinned
-        log.info("could not pin the status in %s: %s", chat_id, err)
-    conversation.remember_status(action.to, str(sent.message_id), now)
+    if slot == STATUS_SLOT:
+        try:
+            await bot.pin_chat_message(chat_id, sent.message_id, disable_notification=True)
+        except TelegramError as err:  # not an admin: the status still works, unpinned
+            log.info("could not pin the status in %s: %s", chat_id, err)
+    conversation.remember_status(action.to, str(sent.message_id), now, slot)
 
 
 async def _delete(bot: Bot, action: DeleteMessage) -> None:

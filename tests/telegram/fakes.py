@@ -180,6 +180,8 @@ class FakeConversation:
     ticks: list[datetime] = field(default_factory=list)
     unreachable_refs: list[str] = field(default_factory=list)
     bot_names: list[str] = field(default_factory=list)
+    #: no map jobs here (the drive loop starts none)
+    has_map_jobs: bool = False
 
     def named(self, bot_name: str) -> FakeConversation:
         """The factory the adapter calls with the bot's username."""
@@ -203,8 +205,10 @@ class FakeConversation:
     def tick(self, now: datetime) -> None:
         self.ticks.append(now)
 
-    def status_ref(self, chat: str) -> str | None:
-        return self.statuses.get(chat)
+    def status_ref(self, chat: str, slot: str = "status") -> str | None:
+        return self.statuses.get(chat if slot == "status" else f"{chat} {slot}")
 
-    def remember_status(self, chat: str, message_ref: str, now: datetime) -> None:
-        self.statuses[chat] = message_ref
+    def remember_status(
+        self, chat: str, message_ref: str, now: datetime, slot: str = "status"
+    ) -> None:
+        self.statuses[chat if slot == "status" else f"{chat} {slot}"] = message_ref

@@ -9,7 +9,14 @@ from hideseek_chat.chat import keyboards, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import LANGUAGES, language_name, supported_language
 from hideseek_chat.chat.keyboards import Press
-from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, import_upload, to_data, upload_name
+from hideseek_chat.chat.maps import (
+    MAX_UPLOAD_BYTES,
+    import_upload,
+    map_facts,
+    to_data,
+    upload_name,
+    use_map,
+)
 from hideseek_chat.chat.model import EditButtons, FileIn, Outbound, SendText
 from hideseek_chat.chat.parsing import parse_newgame
 from hideseek_chat.chat.texts import say
@@ -348,9 +355,9 @@ def _join_first(turn: Turn) -> list[Outbound]:
 
 def map_list(turn: Turn, *, reply: bool = True) -> Outbound:
     """The map in use and a button for each one the game could use."""
-    names = turn.services.maps.names(turn.uow)
-    current = turn.uow.chats.prefs(turn.game_chat()).map_name
-    text = say("chat.map_list", {"name": current}, turn.fmt)
+    facts = map_facts(turn.uow, turn.services.maps, turn.game_chat())
+    names = turn.services.maps.offered(turn.uow, facts["name"])
+    text = say("chat.map_info", facts, turn.fmt)
     buttons = keyboards.map_choices(turn.game_id, names)
     return turn.reply(text, buttons) if reply else turn.to_group(text, buttons)
 
@@ -372,10 +379,14 @@ def _set_map(turn: Turn, name: str) -> str:
     names = turn.services.maps.names(turn.uow)
     if name not in names:
         raise ChatError("chat.map_unknown", name=name[:40], names=", ".join(names))
-    chat = turn.game_chat()
-    turn.uow.chats.set_prefs(chat, replace(turn.uow.chats.prefs(chat), map_name=name), turn.msg.at)
+    use_map(turn.uow, turn.services.maps, turn.game_chat(), name, turn.msg.at)
     turn.wrote()
     return say("chat.map_set", {"name": name}, turn.fmt)
+
+
+def require_setup_admin(turn: Turn) -> None:
+    """Refuse anyone but the admin, and anything once the game has begun."""
+    _require_setup_admin(turn)
 
 
 def _require_setup_admin(turn: Turn) -> None:
@@ -398,11 +409,9 @@ def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
     chat = turn.game_chat()
     name = upload_name(chat, msg.filename)
     pack = import_upload(msg.filename, msg.content, name)
-    chats = turn.uow.chats
     turn.uow.maps.save(to_data(pack), msg.at)
-    chats.set_prefs(chat, replace(chats.prefs(chat), map_name=name), msg.at)
+    use_map(turn.uow, turn.services.maps, chat, name, msg.at)
     turn.wrote()
-    turn.services.maps.forget(name)
     values = {"title": msg.filename, "stations": len(pack.stations), "features": len(pack.features)}
     return [turn.reply(say("chat.map_imported", values, turn.fmt))]
 

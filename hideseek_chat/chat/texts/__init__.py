@@ -10,7 +10,8 @@ Keyed texts (one shape: a renderer ``(params, fmt) -> str`` per key)
   ``Sorry, that isn't possible right now.`` for ``error.*``/``botnet.*``,
   ``Sorry, that did not work.`` for ``chat.*``.
 - ``has_text(key)``; ``notice_keys()``, ``refusal_keys()`` (``error.*``),
-  ``botnet_keys()`` and ``chat_keys()``: what is registered, for tests.
+  ``botnet_keys()``, ``chat_keys()`` and ``map_keys()`` (``map.*``, the map jobs'
+  messages): what is registered, for tests.
 
 Reasons (``reasons``): ``map_problem(code, fmt)``, ``why_no_answer(code, fmt)``,
 ``unchecked_key(code, too_close)``, ``verdict_note(verdict, reason, too_close, fmt)``,
@@ -45,6 +46,7 @@ from hideseek_chat.chat.texts import (
     conversation,
     curse_reports,
     endgame,
+    maps,
     notices_game,
     notices_play,
     notices_zone,
@@ -163,6 +165,7 @@ __all__ = [
     "held_answer",
     "help_text",
     "legend",
+    "map_keys",
     "map_problem",
     "notice_keys",
     "numbered",
@@ -193,6 +196,7 @@ _MODULES = (  # for their texts
     conversation,
     curse_reports,
     endgame,
+    maps,
     notices_game,
     notices_play,
     notices_zone,
@@ -219,6 +223,12 @@ def chat_keys() -> frozenset[str]:
     return _with_prefix(CHAT_PREFIX)
 
 
+def map_keys() -> frozenset[str]:
+    """What the map jobs tell a group (``map.*``: places found, progress, summary, why a
+    search or fetch failed); not the engine's."""
+    return _with_prefix("map.")
+
+
 def notice_keys() -> frozenset[str]:
     """The engine's notices with a text of their own (every other key)."""
-    return keys() - refusal_keys() - botnet_keys() - chat_keys()
+    return keys() - refusal_keys() - botnet_keys() - chat_keys() - map_keys()

@@ -27,6 +27,13 @@ from hideseek_chat.store.models.game import (
     ZoneRow,
 )
 from hideseek_chat.store.models.log import EventRow, OutboxRow, PingRow, ProcessedUpdateRow
+from hideseek_chat.store.models.mapjobs import (
+    MapJobKind,
+    MapJobRow,
+    MapJobStatus,
+    MapPlaceRow,
+    StationDropRow,
+)
 from hideseek_chat.store.models.maps import (
     FeatureRow,
     MapKindRow,
@@ -68,8 +75,12 @@ __all__ = [
     "HandBonusRow",
     "HideOrderRow",
     "HidingSpotRow",
+    "MapJobKind",
+    "MapJobRow",
+    "MapJobStatus",
     "MapKindRow",
     "MapPackRow",
+    "MapPlaceRow",
     "MapRouteRow",
     "OutboxRow",
     "PauseRow",
@@ -82,6 +93,7 @@ __all__ = [
     "RestPeriodRow",
     "RoundRow",
     "SettingsRow",
+    "StationDropRow",
     "StationRouteRow",
     "StationRow",
     "TeamRow",
