@@ -107,18 +107,15 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
     return App(config, engine, uow_factory, clock, telegram)
 
 
-def build_map_clients(config: Config) -> MapClients | None:
+def build_map_clients(config: Config) -> MapClients:
     """The geocoder (Nominatim), the Overpass client and the pack builder of ``maps``, as
     configured (``HIDESEEK_NOMINATIM_URL``, ``HIDESEEK_OVERPASS_URLS``,
-    ``HIDESEEK_USER_AGENT``); None, and /map find says so, when the library is missing."""
-    try:
-        import hideseek_chat.maps.fetch as fetch
-        import hideseek_chat.maps.modes as modes
-        import hideseek_chat.maps.overpass as overpass
-        import hideseek_chat.maps.places as places
-    except ImportError as err:
-        log.info("maps from OpenStreetMap are off: %s", err)
-        return None
+    ``HIDESEEK_USER_AGENT``)."""
+    import hideseek_chat.maps.fetch as fetch  # network clients load when the bot starts
+    import hideseek_chat.maps.modes as modes
+    import hideseek_chat.maps.overpass as overpass
+    import hideseek_chat.maps.places as places
+
     geocoder = places.Geocoder(config.nominatim_url, config.user_agent, timeout=GEOCODER_TIMEOUT)
     client = overpass.Overpass(
         config.overpass_urls,
