@@ -42,6 +42,7 @@ def to_data(pack: MapPack) -> MapPackData:
         pack.routes,
         pack.title,
         pack.attribution,
+        pack.country,
     )
 
 
@@ -81,6 +82,7 @@ def from_data(data: MapPackData) -> MapPack:
             "name": data.name,
             "title": data.title,
             "attribution": data.attribution,
+            "country": data.country,
             "kinds": sorted(data.kinds),
             "routes": list(data.routes),
         },

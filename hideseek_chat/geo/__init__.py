@@ -45,6 +45,12 @@ from hideseek_chat.geo.pins import (
 )
 from hideseek_chat.geo.spatial import Hit, MapIndex
 from hideseek_chat.geo.termini import Terminus, street_termini
+from hideseek_chat.geo.timezones import (
+    country_of_time_zone,
+    pack_country,
+    pack_time_zone,
+    time_zone_at,
+)
 from hideseek_chat.geo.zones import (
     CatchCheck,
     CatchVerdict,
