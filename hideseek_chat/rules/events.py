@@ -65,6 +65,8 @@ class SettingsChanged(Event):
     #: ``time_zone_from_map`` when the map chose it rather than the admin
     time_zone: str | None = None
     time_zone_from_map: bool = False
+    #: another ruleset for the game (the chat layer checks that it exists)
+    ruleset: str | None = None
     transport: Transport | None = None
     mode: Mode | None = None
     global_scale: bool | None = None

@@ -33,7 +33,7 @@ from hideseek_chat.rules.errors import (
     WrongPhase,
 )
 from hideseek_chat.rules.events import SettingsChanged
-from hideseek_chat.rules.localtime import is_time_zone
+from hideseek_chat.rules.localtime import MAX_OFFSET_MIN, fixed_offset_min, is_time_zone
 from hideseek_chat.rules.ruleset import Ruleset, Size
 from hideseek_chat.rules.scale import hiding_period_min, size_rules
 from hideseek_chat.rules.state import (
@@ -196,6 +196,9 @@ def change_settings(
                 )
         settings.rest_periods = list(event.rest_periods)
     if event.time_zone is not None:
+        offset = fixed_offset_min(event.time_zone)
+        if offset is not None and abs(offset) > MAX_OFFSET_MIN:
+            raise SetupError("that is not a time zone offset", key="error.utc_offset")
         if not is_time_zone(event.time_zone):
             raise SetupError(
                 "that is not a time zone", key="error.time_zone", text=event.time_zone[:40]
@@ -204,6 +207,10 @@ def change_settings(
         settings.time_zone_typed = not event.time_zone_from_map
     if event.size is not None:
         state.size = event.size
+    if event.ruleset is not None:
+        if not event.ruleset.strip():
+            raise SetupError("a ruleset needs a name", key="error.ruleset")
+        state.ruleset = event.ruleset  # the deck is built from it when the game begins
     if event.transport is not None:
         settings.transport = event.transport
     if event.mode is not None:

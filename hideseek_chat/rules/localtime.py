@@ -16,7 +16,7 @@ night of fall back) is its first occurrence.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -33,9 +33,8 @@ class TimeZoneError(ValueError):
 
 
 def offset_name(offset_min: int) -> str:
-    """The stored name of a fixed offset: ``UTC``, ``UTC+02:00``, ``UTC-05:30``."""
-    if not -MAX_OFFSET_MIN <= offset_min <= MAX_OFFSET_MIN:
-        raise TimeZoneError(f"{offset_min} minutes is not an offset from UTC")
+    """The stored name of a fixed offset: ``UTC``, ``UTC+02:00``, ``UTC-05:30`` (one beyond
+    ±14 h is named too, and refused where it is set: ``is_time_zone`` says no)."""
     if offset_min == 0:
         return UTC_NAME
     sign = "+" if offset_min > 0 else "-"
@@ -94,7 +93,7 @@ def zone_info(name: str) -> tzinfo:
     offset = fixed_offset_min(name)
     if offset is not None:
         if offset == 0:
-            return timezone.utc
+            return UTC
         if abs(offset) > MAX_OFFSET_MIN:
             raise TimeZoneError(f"{name!r} is not an offset from UTC")
         return timezone(timedelta(minutes=offset), name)
@@ -111,7 +110,7 @@ def local_instant(day: date, clock_min: int, zone: tzinfo) -> datetime:
     (fold 0: a skipped time falls after the gap, a repeated one is its first occurrence)."""
     hours, minutes = divmod(clock_min, 60)
     local = datetime.combine(day, time(hours, minutes), tzinfo=zone)
-    return local.astimezone(timezone.utc)
+    return local.astimezone(UTC)
 
 
 def utc_offset_at(name: str, at: datetime) -> timedelta:

@@ -218,6 +218,8 @@ class Ruleset:
     path: str = ""
     #: the hider's pin that fixes the zone when the hiding period ends may be this old
     zone_pin_max_age_min: float = ZONE_PIN_MAX_AGE_MIN
+    #: the countries (ISO 3166-1 alpha-2) the ruleset suits: a map there suggests it
+    countries: tuple[str, ...] = ()
     _questions_by_id: dict[str, QuestionDef] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -235,6 +237,10 @@ class Ruleset:
 
     def card(self, card_id: str) -> CardDef:
         return self._cards_by_id[card_id]
+
+    def suits(self, country: str) -> bool:
+        """Say whether the ruleset declares that it suits maps in ``country``."""
+        return bool(country) and country.upper() in self.countries
 
     def deck_size(self) -> int:
         return sum(card.count for card in self.cards)
