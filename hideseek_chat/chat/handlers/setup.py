@@ -186,7 +186,7 @@ def settings(turn: Turn, args: Args) -> list[Outbound]:
     if what == "ruleset" and rest:
         if rest not in turn.services.known_rulesets:
             names = ", ".join(sorted(turn.services.known_rulesets))
-            raise ChatError("chat.newgame_usage", word=rest[:32], rulesets=names)
+            raise ChatError("chat.ruleset_unknown", word=rest[:32], rulesets=names)
         turn.apply(SettingsChanged(turn.by, ruleset=rest))
         turn.forget_formatter()  # the ruleset's units, when the chat chose none
         return []

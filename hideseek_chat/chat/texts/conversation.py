@@ -117,6 +117,7 @@ plain_texts(
             "The game's time zone and other rest periods are typed: /settings timezone +2, "
             "/settings rest 21:00-06:00."
         ),
+        "chat.ruleset_unknown": N_("I don't know the ruleset “{word}”. Rulesets: {rulesets}."),
         "chat.settings_zones": N_(
             "A time zone can be a name too, like /settings timezone Europe/Zurich; the map "
             "sets it unless you type one, and /settings timezone map follows the map again. "
