@@ -195,7 +195,7 @@ def settings(turn: Turn, args: Args) -> list[Outbound]:
 
 
 def _set_units(turn: Turn, units: str) -> list[Outbound]:
-    """The group's units (a chat setting, like the settings keyboard's)."""
+    """The group's units (a chat setting: the keyboard's button or typed)."""
     chat, chats = turn.game_chat(), turn.uow.chats
     chats.set_prefs(chat, replace(chats.prefs(chat), units=units), turn.msg.at)
     turn.wrote()
@@ -257,22 +257,15 @@ def press_setting(turn: Turn, press: Press) -> list[Outbound]:
     what, value = press.arg(0), press.arg(1)
     chat = turn.game_chat()
     chats = turn.uow.chats
+    if what == "units" and value in ("metric", "imperial"):
+        return _set_units(turn, value)
     if what in ("lang", "units"):
-        prefs = chats.prefs(chat)
-        if what == "lang" and value in LANGUAGES:
-            prefs = replace(prefs, language=value)
-        elif what == "units" and value in ("metric", "imperial"):
-            prefs = replace(prefs, units=value)
-        else:
+        if what == "units" or value not in LANGUAGES:
             raise ChatError("chat.button_unknown")
-        chats.set_prefs(chat, prefs, turn.msg.at)
+        chats.set_prefs(chat, replace(chats.prefs(chat), language=value), turn.msg.at)
         turn.wrote()
         turn.forget_formatter()
-        fmt = turn.fmt
-        if what == "lang":
-            return [turn.to_group(say("chat.language_set", {}, fmt))]
-        label = fmt.t("metric units") if value == "metric" else fmt.t("imperial units")
-        return [turn.to_group(say("chat.units_set", {"units": label}, fmt))]
+        return [turn.to_group(say("chat.language_set", {}, turn.fmt))]
     if what == "auto" and value in ("on", "off"):
         chats.set_prefs(chat, replace(chats.prefs(chat), auto_answer=value == "on"), turn.msg.at)
         turn.wrote()
