@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hideseek_chat.rules.clock import active_rest_window, next_rest_window
 from hideseek_chat.rules.errors import SetupError
@@ -223,3 +225,38 @@ def test_a_ruleset_with_bad_countries_is_refused(value: object, reason: str) -> 
 def test_units_follow_the_country() -> None:
     assert [units_for_country(c) for c in ("US", "lr", "MM", "GB")] == ["imperial"] * 4
     assert [units_for_country(c) for c in ("CH", "JP", "CA", "")] == ["metric"] * 4
+
+
+# ----------------------------------------------------------------------------- properties
+
+ZONES = ["America/Chicago", "Europe/Zurich", "Pacific/Chatham", "Asia/Kolkata", "UTC+05:45"]
+
+
+@given(st.text(max_size=30))
+def test_the_zone_parser_never_crashes(typed: str) -> None:
+    try:
+        name = parse_time_zone(typed)
+    except TimeZoneError:
+        return
+    offset = fixed_offset_min(name)
+    assert is_time_zone(name) or (offset is not None and abs(offset) > 14 * 60)
+
+
+@given(
+    zone=st.sampled_from(ZONES),
+    after=st.datetimes(datetime(2026, 1, 1), datetime(2027, 12, 31), timezones=st.just(UTC)),
+    start=st.integers(0, 24 * 60 - 1),
+    length=st.integers(1, 24 * 60 - 1),
+)
+def test_the_next_rest_window_is_ahead_and_lasts_about_as_long_as_typed(
+    zone: str, after: datetime, start: int, length: int
+) -> None:
+    end = (start + length) % (24 * 60)
+    period = ((f"{start // 60:02d}:{start % 60:02d}", f"{end // 60:02d}:{end % 60:02d}"),)
+    window = next_rest_window(period, zone, after)
+    assert window is not None
+    begins, ends = window
+    assert after <= begins < after + timedelta(days=1, hours=1)
+    # a DST change inside the window makes it up to an hour longer or shorter
+    assert abs((ends - begins) - timedelta(minutes=length)) <= timedelta(hours=1)
+    assert active_rest_window(period, zone, begins) == window
