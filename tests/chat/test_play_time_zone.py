@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from shapely.geometry import box
+
 from hideseek_chat.chat.map_choice import on_map_chosen, plan_map_choice
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.console.table import Table
@@ -124,7 +126,7 @@ def test_the_hook_runs_in_a_jobs_unit_of_work_without_a_turn(
     """``/map find`` fetches a map in a background job; it calls the hook in its own unit of
     work, and the notice reaches the group through the outbox."""
     table.send("Alice", "/newgame small metric")
-    osaka = MapPack("osaka", _box(135.4, 34.6, 135.6, 34.75), ())
+    osaka = MapPack("osaka", box(135.4, 34.6, 135.6, 34.75), ())
     alice = table.person("Alice").ref
     with uow_factory() as uow:
         game_id = uow.games.current_id(table.group, for_update=True)
@@ -151,7 +153,14 @@ def test_the_hook_runs_in_a_jobs_unit_of_work_without_a_turn(
     assert choice.event is None and choice.notice is None
 
 
-def _box(west: float, south: float, east: float, north: float):  # type: ignore[no-untyped-def]
-    from shapely.geometry import box
+def test_a_stored_pack_keeps_its_country(uow_factory: UnitOfWorkFactory) -> None:
+    from hideseek_chat.chat.maps import from_data, to_data
 
-    return box(west, south, east, north)
+    osaka = MapPack("osaka", box(135.4, 34.6, 135.6, 34.75), (), country="JP", title="Osaka")
+    with uow_factory() as uow:
+        uow.maps.save(to_data(osaka), START)
+        uow.commit()
+    with uow_factory() as uow:
+        stored = uow.maps.load("osaka")
+    assert stored is not None and stored.country == "JP"
+    assert from_data(stored) == osaka
