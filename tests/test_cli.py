@@ -15,9 +15,7 @@ def test_rulesets_lists_every_shipped_ruleset(capsys: pytest.CaptureFixture[str]
     assert "tentacle 0" in out and "100 cards" in out
 
 
-def test_rulesets_check_reports_a_broken_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_rulesets_check_reports_a_broken_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = ruleset_paths()["metric"].read_text(encoding="utf-8")
     broken = tmp_path / "metric.toml"
     broken.write_text(good.replace("hand_limit = 6", "hand_limit = -1"), encoding="utf-8")
@@ -43,9 +41,7 @@ def test_config_reads_the_environment() -> None:
         Config.from_env({"HIDESEEK_CLOCK_SPEED": "0"})
 
 
-def test_db_upgrade_then_check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_db_upgrade_then_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("HIDESEEK_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("DATABASE_URL", raising=False)
     assert main(["db", "upgrade"]) == 0

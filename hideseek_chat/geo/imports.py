@@ -110,7 +110,9 @@ def _finish(
         boundary = shapely.make_valid(boundary)  # type: ignore[assignment]
     prepared = boundary
     shapely.prepare(prepared)
-    stations = tuple(s for s in collected.stations if prepared.covers(Point(s.lon, s.lat)))
+    stations = tuple(
+        s for s in collected.stations if prepared.covers(Point(s.lon, s.lat))
+    )
     features: list[Feature] = []
     for feature in collected.features:
         geometry = feature.geometry
@@ -214,18 +216,13 @@ def import_geojson(
             if station_numbers[station_id] > 1:
                 station_id = f"{station_id}-{station_numbers[station_id]}"
             collected.stations.append(
-                Station(
-                    station_id, label, geometry.y, geometry.x, _routes_property(props.get("routes"))
-                )
+                Station(station_id, label, geometry.y, geometry.x,
+                        _routes_property(props.get("routes")))
             )
         else:
             collected.features.append(Feature(kind, label, geometry))
     return _finish(
-        collected,
-        name=name,
-        title=title,
-        attribution=attribution,
-        boundary=boundary,
+        collected, name=name, title=title, attribution=attribution, boundary=boundary,
         kinds=kinds,
     )
 
@@ -371,11 +368,7 @@ def import_gtfs(
     if boundary is None:
         boundary = _hull_boundary([(s.lat, s.lon) for s in collected.stations])
     return _finish(
-        collected,
-        name=name,
-        title=title,
-        attribution=attribution,
-        boundary=boundary,
+        collected, name=name, title=title, attribution=attribution, boundary=boundary,
         routes=tuple(sorted(set(route_names.values()))),
     )
 
@@ -446,11 +439,7 @@ def import_kml(
         else:
             collected.features.append(Feature(kind, label, geometry))
     return _finish(
-        collected,
-        name=name,
-        title=title,
-        attribution=attribution,
-        boundary=boundary,
+        collected, name=name, title=title, attribution=attribution, boundary=boundary,
         kinds=kinds,
     )
 
@@ -531,11 +520,8 @@ def _kml_geometry(element: ElementTree.Element, where: str) -> BaseGeometry | No
         return None
     if len(parts) == 1:
         return parts[0]
-    return (
-        shapely.union_all(parts)
-        if all(isinstance(p, Polygon) for p in parts)
-        else shapely.GeometryCollection(parts)
-    )
+    return shapely.union_all(parts) if all(isinstance(p, Polygon) for p in parts) else \
+        shapely.GeometryCollection(parts)
 
 
 def _kml_polygon(element: ElementTree.Element, where: str) -> Polygon:

@@ -90,7 +90,9 @@ def build_stillwater_pack(source_dir: str | Path) -> MapPack:
 
 def _divider(roads: tuple[Feature, ...], names: tuple[str, ...], axis: int) -> np.ndarray:
     """All vertices of the named roads, sorted along ``axis`` (0 lon, 1 lat)."""
-    coords = np.concatenate([shapely.get_coordinates(f.geometry) for f in roads if f.name in names])
+    coords = np.concatenate(
+        [shapely.get_coordinates(f.geometry) for f in roads if f.name in names]
+    )
     coords = np.unique(coords, axis=0)
     return coords[np.argsort(coords[:, axis], kind="stable")]
 
@@ -105,18 +107,12 @@ def quadrant_divisions(
         raise ValueError("the quadrant roads are missing from the map data")
     far = 1.0  # degrees: well beyond the city limits
     ns_line = LineString(
-        [
-            (mcelroy[0, 0] - far, mcelroy[0, 1]),
-            *map(tuple, mcelroy),
-            (mcelroy[-1, 0] + far, mcelroy[-1, 1]),
-        ]
+        [(mcelroy[0, 0] - far, mcelroy[0, 1]), *map(tuple, mcelroy),
+         (mcelroy[-1, 0] + far, mcelroy[-1, 1])]
     )
     ew_line = LineString(
-        [
-            (husband[0, 0], husband[0, 1] - far),
-            *map(tuple, husband),
-            (husband[-1, 0], husband[-1, 1] + far),
-        ]
+        [(husband[0, 0], husband[0, 1] - far), *map(tuple, husband),
+         (husband[-1, 0], husband[-1, 1] + far)]
     )
 
     def label(point: Point) -> str:

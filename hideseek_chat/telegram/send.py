@@ -265,6 +265,7 @@ async def _edit_buttons(bot: Bot, action: EditButtons) -> None:
         log.info("could not edit the buttons of %s in %s: %s", action.message_ref, action.to, err)
 
 
+
 def location_keyboard(rows: Sequence[Sequence[Button]]) -> ReplyKeyboardMarkup | None:
     """A reply keyboard of the ``share_location`` buttons (one tap sends the person's
     location; Telegram offers it in private chats only), or None when there are none.
