@@ -189,7 +189,7 @@ class Conversation:
                 loaded = uow.games.for_chat(chat)
                 if loaded is None or loaded.state.phase == Phase.SETUP:
                     continue
-                fmt = services.formatter(uow, chat, loaded.state)
+                fmt = services.formatter(uow, chat, loaded.state, now=now)
                 text = outbox.status(services, uow, loaded.id, loaded.state, fmt, now)
             deliveries.append(Delivery(0, (SendText(chat, text=text, slot="status"),)))
         return deliveries

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gettext
 import io
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from babel import Locale
 from babel.numbers import format_decimal
 
+from hideseek_chat.rules.localtime import UTC_NAME, fixed_offset_min, is_time_zone, zone_info
 from hideseek_chat.rules.ruleset import Ruleset
 
 DOMAIN = "hideseek_chat"
@@ -90,6 +91,15 @@ def translations(language: str) -> gettext.NullTranslations:
         return gettext.NullTranslations()
 
 
+def offset_text(offset_min: int) -> str:
+    """An offset from UTC as people write it: ``UTC``, ``UTC+2``, ``UTC−5:30``."""
+    if offset_min == 0:
+        return "UTC"
+    sign = "+" if offset_min > 0 else "−"
+    hours, mins = divmod(abs(offset_min), 60)
+    return f"UTC{sign}{hours}" + (f":{mins:02d}" if mins else "")
+
+
 class Formatter:
     """How to say things in one chat: its language, its units and its clock."""
 
@@ -97,12 +107,16 @@ class Formatter:
         self,
         language: str = "en",
         units: str = "metric",
-        utc_offset_min: int = 0,
+        time_zone: str = UTC_NAME,
         ruleset: Ruleset | None = None,
+        now: datetime | None = None,
     ) -> None:
         self.language = language if language in LANGUAGES else "en"
         self.units = units if units in UNITS else "metric"
-        self.utc_offset = timedelta(minutes=utc_offset_min)
+        self.time_zone = time_zone if is_time_zone(time_zone) else UTC_NAME
+        self.zone = zone_info(self.time_zone)
+        #: the moment the message is about: a zone's name is shown with its offset then
+        self.now = now
         self.ruleset = ruleset
         self.locale = Locale.parse(self.language)
         self._tr = translations(self.language)
@@ -156,9 +170,25 @@ class Formatter:
         return self.t("{s} s", s=secs)
 
     def clock(self, at: datetime) -> str:
-        """The time of day of ``at`` on the game's clock (its UTC offset), ``HH:MM``."""
-        local = at.astimezone(timezone(self.utc_offset))
-        return local.strftime("%H:%M")
+        """The time of day of ``at`` on the game's clock (its zone, DST included), ``HH:MM``."""
+        return at.astimezone(self.zone).strftime("%H:%M")
+
+    def zone_name(self, at: datetime | None = None) -> str:
+        """The game's zone as people read it: ``America/Chicago (CDT, UTC−5)`` at ``at``
+        (else the formatter's ``now``), ``UTC+2`` for a fixed offset, ``UTC``."""
+        fixed = fixed_offset_min(self.time_zone)
+        if fixed is not None:
+            return offset_text(fixed)
+        at = at or self.now
+        if at is None:
+            return self.time_zone
+        local = at.astimezone(self.zone)
+        offset = local.utcoffset() or timedelta(0)
+        label = offset_text(round(offset.total_seconds() / 60))
+        abbreviation = local.tzname() or ""
+        if abbreviation and abbreviation[0].isalpha() and abbreviation != label:
+            return f"{self.time_zone} ({abbreviation}, {label})"
+        return f"{self.time_zone} ({label})"  # zones without letters say "+0530"
 
     def names(self, items: list[str]) -> str:
         """``A``, ``A and B``, ``A, B and C`` in the chat's language."""

@@ -26,9 +26,11 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
+from hideseek_chat.chat.map_choice import on_map_chosen
 from hideseek_chat.chat.map_clients import KindProgressLike, MapClients
 from hideseek_chat.chat.maps import to_data, use_map
 from hideseek_chat.chat.turn import Services
+from hideseek_chat.geo import MapPack
 from hideseek_chat.geo.mappack import geometry_from_geojson, geometry_to_geojson
 from hideseek_chat.maps.errors import MapFetchError
 from hideseek_chat.rules.decisions import GROUP, Notify
@@ -172,7 +174,7 @@ def _fetch(services: Services, clients: MapClients, job: MapJob, clock: Clock) -
     now = clock()
     with services.uow_factory() as uow:
         uow.maps.save(to_data(pack), now)
-        used = _use_if_setting_up(services, uow, job, pack.name, now)
+        used = _use_if_setting_up(services, uow, job, pack, now)
         uow.map_jobs.finish(job.id, now, pack_name=pack.name)
         summary = {
             "job_id": job.id,
@@ -190,13 +192,17 @@ def _fetch(services: Services, clients: MapClients, job: MapJob, clock: Clock) -
 
 
 def _use_if_setting_up(
-    services: Services, uow: UnitOfWork, job: MapJob, name: str, now: datetime
+    services: Services, uow: UnitOfWork, job: MapJob, pack: MapPack, now: datetime
 ) -> bool:
-    """Make ``name`` the chat's map while its game is being set up; False once it began
-    (a game never changes its map under way)."""
+    """Make ``pack`` the chat's map while its game is being set up, with its clock and
+    suggestions (``map_choice``); False once it began (a game never changes its map under
+    way)."""
     uow.games.lock(job.game_id)
     loaded = uow.games.for_chat(job.chat_key)
     if loaded is None or loaded.id != job.game_id or loaded.state.phase != Phase.SETUP:
         return False
-    use_map(uow, services.maps, job.chat_key, name, now)
+    use_map(uow, services.maps, job.chat_key, pack.name, now)
+    state = loaded.state
+    by = state.player(state.admin_player_id).ref if state.admin_player_id is not None else ""
+    on_map_chosen(services, uow, job.game_id, state, job.chat_key, pack, by=by, now=now)
     return True

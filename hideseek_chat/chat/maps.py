@@ -48,6 +48,7 @@ def to_data(pack: MapPack) -> MapPackData:
         pack.routes,
         pack.title,
         pack.attribution,
+        pack.country,
     )
 
 
@@ -87,6 +88,7 @@ def from_data(data: MapPackData) -> MapPack:
             "name": data.name,
             "title": data.title,
             "attribution": data.attribution,
+            "country": data.country,
             "kinds": sorted(data.kinds),
             "routes": list(data.routes),
         },
@@ -190,15 +192,10 @@ def without_stations(pack: MapPack, dropped: frozenset[str]) -> MapPack:
 
 def use_map(uow: UnitOfWork, maps: Maps, chat: str, name: str, now: datetime) -> None:
     """Make pack ``name`` the map of ``chat``'s games (every way a map is chosen ends here:
-    /map NAME, its button, an upload, a fetch, a station list). Does not commit."""
+    /map NAME, its button, an upload, a fetch, a station list); what the map means for the
+    game's clock and the suggestions follow in ``map_choice``. Does not commit."""
     uow.chats.set_prefs(chat, replace(uow.chats.prefs(chat), map_name=name), now)
     maps.forget(name)
-    on_map_chosen(uow, chat, name, now)
-
-
-def on_map_chosen(uow: UnitOfWork, chat: str, name: str, now: datetime) -> None:
-    """What follows from a chat choosing its map. The merger hooks the time-zone
-    engineer's ``on_map_chosen`` (the map's time zone, units, suggested ruleset) here."""
 
 
 def import_upload(filename: str, content: bytes, name: str) -> MapPack:

@@ -83,7 +83,7 @@ def render(
     language they read (their own, else the group's)."""
     chat = message.chat_key
     if notify.to.kind == AudienceKind.GROUP:
-        fmt = services.formatter(uow, chat, state)
+        fmt = services.formatter(uow, chat, state, now=message.created_at)
         text, buttons, photo = _compose(services, uow, message, notify, state, fmt, now)
         job_id = notify.params.get("job_id") if notify.key.startswith("map.") else None
         if job_id is not None:  # a map job's one message: its progress, then its outcome
@@ -93,7 +93,7 @@ def render(
     sends: list[Outbound] = []
     composed: dict[str, tuple[str, Rows, str | None]] = {}
     for ref in recipients(state, notify, message.created_at):
-        fmt = services.formatter(uow, chat, state, ref)
+        fmt = services.formatter(uow, chat, state, ref, now=message.created_at)
         if fmt.language not in composed:
             composed[fmt.language] = _compose(services, uow, message, notify, state, fmt, now)
         text, buttons, photo = composed[fmt.language]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from hideseek_chat.chat.i18n import Formatter
@@ -25,6 +25,7 @@ from hideseek_chat.rules import apply as engine_apply
 from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.errors import RuleViolation
 from hideseek_chat.rules.events import Event
+from hideseek_chat.rules.localtime import UTC_NAME
 from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.state import GameState, Player
 from hideseek_chat.store import GameNotFound, UnitOfWork, UnitOfWorkFactory, create_game
@@ -56,16 +57,23 @@ class Services:
         return self.rulesets(state.ruleset)
 
     def formatter(
-        self, uow: UnitOfWork, chat: str, state: GameState | None, person: str | None = None
+        self,
+        uow: UnitOfWork,
+        chat: str,
+        state: GameState | None,
+        person: str | None = None,
+        *,
+        now: datetime | None = None,
     ) -> Formatter:
         """How to speak in ``chat``; with ``person``, in that person's private chat instead
-        (their own language if they chose one, else the group's)."""
+        (their own language if they chose one, else the group's). Clock times are the game's
+        zone's; ``now`` dates the zone's name (``CDT`` or ``CST``)."""
         prefs = uow.chats.prefs(chat)
         ruleset = self.ruleset(state) if state is not None else None
         units = prefs.units or (ruleset.units if ruleset else "metric")
-        offset = state.settings.utc_offset_min if state is not None else 0
+        zone = state.settings.time_zone if state is not None else UTC_NAME
         language = (uow.chats.language(person) if person else None) or prefs.language
-        return Formatter(language, units, offset, ruleset)
+        return Formatter(language, units, zone, ruleset, now=now)
 
     def state_at(self, uow: UnitOfWork, game_id: int, stamp: int | None) -> GameState:
         """The game's state, from memory when nothing happened since (``stamp``)."""
@@ -243,7 +251,7 @@ class Turn:
     def formatter(self, person: str | None = None) -> Formatter:
         """How to speak in the game's group; with ``person``, in their private chat."""
         state = self.state if self.has_game() else None
-        return self.services.formatter(self.uow, self.game_chat(), state, person)
+        return self.services.formatter(self.uow, self.game_chat(), state, person, now=self.msg.at)
 
     @property
     def fmt(self) -> Formatter:

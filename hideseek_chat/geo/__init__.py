@@ -45,6 +45,12 @@ from hideseek_chat.geo.pins import (
 )
 from hideseek_chat.geo.spatial import Hit, MapIndex
 from hideseek_chat.geo.termini import Terminus, street_termini
+from hideseek_chat.geo.timezones import (
+    country_of_time_zone,
+    pack_country,
+    pack_time_zone,
+    time_zone_at,
+)
 from hideseek_chat.geo.zones import (
     CatchCheck,
     CatchVerdict,
@@ -110,6 +116,7 @@ __all__ = [
     "check_own_position",
     "choose_street_zone",
     "choose_zone",
+    "country_of_time_zone",
     "destination",
     "distance_m",
     "estimate_transit",
@@ -121,10 +128,13 @@ __all__ = [
     "is_on_transit",
     "is_stale",
     "load_map_pack",
+    "pack_country",
     "pack_from_geojson",
+    "pack_time_zone",
     "pack_to_geojson",
     "parse_pin_text",
     "pin_from_location",
     "public_answer",
     "street_termini",
+    "time_zone_at",
 ]

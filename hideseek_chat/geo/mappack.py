@@ -71,6 +71,9 @@ class MapPack:
     routes: tuple[str, ...] = ()
     title: str = ""
     attribution: str = ""
+    #: ISO 3166-1 alpha-2 (``US``, ``CH``), upper case; "" when unknown (then the country
+    #: of the boundary's time zone stands in: ``geo.timezones.pack_country``)
+    country: str = ""
     _by_kind: dict[str, tuple[Feature, ...]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -86,6 +89,7 @@ class MapPack:
             routes = sorted({r for s in self.stations for r in s.routes})
             object.__setattr__(self, "routes", tuple(routes))
         object.__setattr__(self, "kinds", frozenset(self.kinds) | frozenset(grouped))
+        object.__setattr__(self, "country", self.country.strip().upper())
 
     def features_of(self, kind: str) -> tuple[Feature, ...]:
         """Return the features of one kind (empty when none or unknown)."""
@@ -157,6 +161,7 @@ def pack_to_geojson(pack: MapPack) -> dict[str, Any]:
             "name": pack.name,
             "title": pack.title,
             "attribution": pack.attribution,
+            "country": pack.country,
             "kinds": sorted(pack.kinds),
             "routes": list(pack.routes),
         },
@@ -199,6 +204,7 @@ def pack_from_geojson(data: Mapping[str, Any]) -> MapPack:
         name=str(meta.get("name", "")),
         title=str(meta.get("title", "")),
         attribution=str(meta.get("attribution", "")),
+        country=str(meta.get("country") or ""),
         boundary=boundary,
         stations=tuple(stations),
         features=tuple(features),

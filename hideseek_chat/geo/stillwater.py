@@ -80,6 +80,7 @@ def build_stillwater_pack(source_dir: str | Path) -> MapPack:
         name="stillwater",
         title=TITLE,
         attribution=ATTRIBUTION,
+        country="US",
         boundary=boundary,
         stations=inside,
         features=imported.features + quadrants,

@@ -203,6 +203,7 @@ def fetch_pack(
         stations=stations,
         features=tuple(features),
         kinds=frozenset(covered),
+        country=country_code,
     )
     return FetchedPack(pack, counts, tuple(failed))
 

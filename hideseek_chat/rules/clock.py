@@ -10,6 +10,7 @@ import random
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from hideseek_chat.rules.localtime import local_instant, zone_info
 from hideseek_chat.rules.state import (
     UNPAUSABLE_DEADLINES,
     Deadline,
@@ -168,31 +169,38 @@ def parse_clock_time(text: str) -> int:
 
 
 def next_rest_window(
-    periods: Iterable[tuple[str, str]], utc_offset_min: int, after: datetime
+    periods: Iterable[tuple[str, str]], time_zone: str, after: datetime
 ) -> tuple[datetime, datetime] | None:
-    """The first rest window (start, end) that starts at or after ``after``."""
+    """The first rest window (start, end) that starts at or after ``after``, in UTC.
+
+    The periods' clock times are read on the wall clock of ``time_zone`` on each day, so a
+    22:00-07:00 rest lasts 8 hours on the night the clocks go forward and 10 when they go
+    back; times the clocks skip or repeat follow ``rules.localtime``'s fold rules.
+    """
+    zone = zone_info(time_zone)
+    today = after.astimezone(zone).date()
     best: tuple[datetime, datetime] | None = None
-    local = after + timedelta(minutes=utc_offset_min)
-    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
     for start_text, end_text in periods:
         start_min, end_min = _clock_minutes(start_text), _clock_minutes(end_text)
-        length = (end_min - start_min) % (24 * 60) or 24 * 60
-        for day in (0, 1):
-            start_local = midnight + timedelta(days=day, minutes=start_min)
-            start = start_local - timedelta(minutes=utc_offset_min)
-            if start >= after and (best is None or start < best[0]):
-                best = (start, start + timedelta(minutes=length))
-                break
+        for day in (today + timedelta(days=n) for n in (-1, 0, 1, 2)):
+            start = local_instant(day, start_min, zone)
+            if start < after:
+                continue
+            end_day = day if end_min > start_min else day + timedelta(days=1)
+            end = local_instant(end_day, end_min, zone)
+            if best is None or start < best[0]:
+                best = (start, end)
+            break
     return best
 
 
 def active_rest_window(
-    periods: Iterable[tuple[str, str]], utc_offset_min: int, at: datetime
+    periods: Iterable[tuple[str, str]], time_zone: str, at: datetime
 ) -> tuple[datetime, datetime] | None:
     """The rest window containing ``at``, if any."""
-    window = next_rest_window(periods, utc_offset_min, at - timedelta(days=1))
+    window = next_rest_window(periods, time_zone, at - timedelta(days=2))
     while window is not None and window[0] <= at:
         if window[0] <= at < window[1]:
             return window
-        window = next_rest_window(periods, utc_offset_min, window[0] + timedelta(seconds=1))
+        window = next_rest_window(periods, time_zone, window[0] + timedelta(seconds=1))
     return None

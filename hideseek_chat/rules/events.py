@@ -61,7 +61,12 @@ class SettingsChanged(Event):
     end_timer_min: float | None = None
     clear_end_timer: bool = False
     rest_periods: tuple[tuple[str, str], ...] | None = None
-    utc_offset_min: int | None = None
+    #: a stored zone name (``rules.localtime.parse_time_zone`` makes one from typed text);
+    #: ``time_zone_from_map`` when the map chose it rather than the admin
+    time_zone: str | None = None
+    time_zone_from_map: bool = False
+    #: another ruleset for the game (the chat layer checks that it exists)
+    ruleset: str | None = None
     transport: Transport | None = None
     mode: Mode | None = None
     global_scale: bool | None = None

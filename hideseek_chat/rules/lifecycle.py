@@ -33,6 +33,7 @@ from hideseek_chat.rules.errors import (
     WrongPhase,
 )
 from hideseek_chat.rules.events import SettingsChanged
+from hideseek_chat.rules.localtime import MAX_OFFSET_MIN, fixed_offset_min, is_time_zone
 from hideseek_chat.rules.ruleset import Ruleset, Size
 from hideseek_chat.rules.scale import hiding_period_min, size_rules
 from hideseek_chat.rules.state import (
@@ -194,18 +195,30 @@ def change_settings(
                     text=f"{start}-{end}",
                 )
         settings.rest_periods = list(event.rest_periods)
-    if event.utc_offset_min is not None:
-        if not -14 * 60 <= event.utc_offset_min <= 14 * 60:
+    if event.time_zone is not None:
+        offset = fixed_offset_min(event.time_zone)
+        if offset is not None and abs(offset) > MAX_OFFSET_MIN:
             raise SetupError("that is not a time zone offset", key="error.utc_offset")
-        settings.utc_offset_min = event.utc_offset_min
+        if not is_time_zone(event.time_zone):
+            raise SetupError(
+                "that is not a time zone", key="error.time_zone", text=event.time_zone[:40]
+            )
+        settings.time_zone = event.time_zone
+        settings.time_zone_typed = not event.time_zone_from_map
     if event.size is not None:
         state.size = event.size
+    if event.ruleset is not None:
+        if not event.ruleset.strip():
+            raise SetupError("a ruleset needs a name", key="error.ruleset")
+        state.ruleset = event.ruleset  # the deck is built from it when the game begins
     if event.transport is not None:
         settings.transport = event.transport
     if event.mode is not None:
         settings.mode = event.mode
     if event.global_scale is not None:
         settings.global_scale = event.global_scale
+    if event == SettingsChanged(event.by, time_zone=event.time_zone, time_zone_from_map=True):
+        return []  # the map's zone alone: the chat layer says so with the map's notice
     return [Notify(GROUP, "game.settings", settings_summary(state))]
 
 
@@ -220,7 +233,7 @@ def settings_summary(state: GameState) -> dict[str, Any]:
         "transport": s.transport.value,
         "mode": s.mode.value,
         "global_scale": s.global_scale,
-        "utc_offset_min": s.utc_offset_min,
+        "time_zone": s.time_zone,
         "teams": len(state.active_team_ids()),
     }
 
@@ -251,7 +264,7 @@ def begin(state: GameState, ruleset: Ruleset, player: Player, now: datetime) -> 
         state.game_timer_at = now + timedelta(minutes=state.settings.end_timer_min)
         schedule(state, DeadlineKind.GAME_TIMER, state.game_timer_at)
     decisions.extend(start_round(state, ruleset, now))
-    window = active_rest_window(state.settings.rest_periods, state.settings.utc_offset_min, now)
+    window = active_rest_window(state.settings.rest_periods, state.settings.time_zone, now)
     if window is not None:
         decisions.extend(pausing.rest_begins(state, now, window[1]))  # its end schedules the next
     else:

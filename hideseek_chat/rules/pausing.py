@@ -21,7 +21,7 @@ from hideseek_chat.rules.state import DeadlineKind, GameState, PauseReason, Phas
 
 
 def schedule_rest(state: GameState, after: datetime) -> None:
-    window = next_rest_window(state.settings.rest_periods, state.settings.utc_offset_min, after)
+    window = next_rest_window(state.settings.rest_periods, state.settings.time_zone, after)
     if window is not None:
         schedule(state, DeadlineKind.REST_STARTS, window[0])
 
@@ -58,7 +58,7 @@ def rest_begins(state: GameState, now: datetime, until: datetime) -> list[Decisi
 
 
 def rest_starts(state: GameState, now: datetime) -> list[Decision]:
-    window = active_rest_window(state.settings.rest_periods, state.settings.utc_offset_min, now)
+    window = active_rest_window(state.settings.rest_periods, state.settings.time_zone, now)
     until = window[1] if window else now
     return rest_begins(state, now, until)
 

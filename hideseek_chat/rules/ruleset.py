@@ -224,6 +224,8 @@ class Ruleset:
     #: ``[map] admin_levels``: OSM ``admin_level`` of ``admin-1`` .. ``admin-4`` where the
     #: country's default does not fit the house rules (only the divisions named are changed)
     admin_levels: Mapping[str, int] = field(default_factory=dict)
+    #: the countries (ISO 3166-1 alpha-2) the ruleset suits: a map there suggests it
+    countries: tuple[str, ...] = ()
     _questions_by_id: dict[str, QuestionDef] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -241,6 +243,10 @@ class Ruleset:
 
     def card(self, card_id: str) -> CardDef:
         return self._cards_by_id[card_id]
+
+    def suits(self, country: str) -> bool:
+        """Say whether the ruleset declares that it suits maps in ``country``."""
+        return bool(country) and country.upper() in self.countries
 
     def deck_size(self) -> int:
         return sum(card.count for card in self.cards)

@@ -8,6 +8,7 @@ middle of a game.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
@@ -323,6 +324,19 @@ def _read_map(top: _Reader) -> dict[str, int]:
     return out
 
 
+def _read_countries(meta: _Reader) -> tuple[str, ...]:
+    """``countries = ["US"]``: ISO 3166-1 alpha-2 codes, upper case, each once."""
+    value = meta.raw("countries", [])
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise meta.fail("countries", 'expected a list of country codes like ["US"]')
+    for code in value:
+        if not re.fullmatch(r"[A-Z]{2}", code):
+            raise meta.fail("countries", f"{code!r} is not a two-letter country code like US")
+    if len(set(value)) != len(value):
+        raise meta.fail("countries", "a country is listed twice")
+    return tuple(value)
+
+
 def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
     """Build a :class:`Ruleset` from parsed TOML, validating every field."""
     top = _Reader(file, "", data)
@@ -334,6 +348,7 @@ def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
     if units not in ("metric", "imperial"):
         raise meta.fail("units", "use metric or imperial")
     source = meta.text("source", "")
+    countries = _read_countries(meta)
     meta.done()
 
     rules = top.sub("rules")
@@ -388,6 +403,7 @@ def parse_ruleset(data: dict[str, Any], file: str = "<ruleset>") -> Ruleset:
         global_hiding_period_min=global_hiding,
         zone_pin_max_age_min=zone_pin_age,
         admin_levels=admin_levels,
+        countries=countries,
         sizes=sizes,
         categories=categories,
         questions=tuple(questions),

@@ -257,7 +257,10 @@ class Settings:
     rounds_per_team: int = 1
     end_timer_min: float | None = None
     rest_periods: list[tuple[str, str]] = field(default_factory=list)  # ("22:00", "08:00")
-    utc_offset_min: int = 0  # where the rest periods' clock times are read
+    #: the zone clock times are read and shown in: an IANA name or a fixed offset
+    #: (``rules.localtime``); the map sets it unless the admin typed one
+    time_zone: str = "UTC"
+    time_zone_typed: bool = False  # the admin typed the zone (a later map keeps it)
     transport: Transport = Transport.TRANSIT
     mode: Mode = Mode.STANDARD
     global_scale: bool = False

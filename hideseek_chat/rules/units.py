@@ -89,3 +89,14 @@ def parse_distance(text: str) -> float:
     if metres > MAX_DISTANCE_M:
         raise DistanceError(text, "no two places on Earth are that far apart")
     return metres
+
+
+#: Countries whose people read distances in miles and feet: the US, Liberia and Myanmar, and
+#: the United Kingdom, whose road signs and everyday distances are in miles (heights there
+#: are mixed; a group that prefers metres chooses metric units).
+IMPERIAL_COUNTRIES = frozenset({"US", "LR", "MM", "GB"})
+
+
+def units_for_country(country: str) -> str:
+    """The units a map in ``country`` (ISO 3166-1 alpha-2) suggests: imperial or metric."""
+    return "imperial" if country.upper() in IMPERIAL_COUNTRIES else "metric"

@@ -57,6 +57,7 @@ class MapPackData:
     routes: tuple[str, ...] = ()
     title: str = ""
     attribution: str = ""
+    country: str = ""  # ISO 3166-1 alpha-2, upper case; "" when unknown
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ class MapPacks:
             name=pack.name,
             title=pack.title,
             attribution=pack.attribution,
+            country=pack.country,
             boundary_geojson=pack.boundary_geojson,
             min_lat=min_lat,
             min_lon=min_lon,
@@ -251,6 +253,7 @@ class MapPacks:
             routes,
             pack.title,
             pack.attribution,
+            pack.country,
         )
 
     def _pack_id(self, name: str) -> int:

@@ -24,6 +24,7 @@ from hideseek_chat.rules.decisions import (
     RequestZone,
 )
 from hideseek_chat.rules.events import Event
+from hideseek_chat.rules.localtime import offset_name
 from hideseek_chat.rules.ruleset import Category, Size
 from hideseek_chat.rules.state import (
     CardZone,
@@ -158,11 +159,27 @@ def encode_event(event: Event) -> EventColumns:
     return EventColumns(type(event).__name__, actor, dumps(values))
 
 
+def _upgrade_settings(values: dict[str, Any]) -> dict[str, Any]:
+    """A ``SettingsChanged`` logged before zones had names: its typed ``utc_offset_min``
+    becomes the fixed-offset zone name (``UTC+02:00``), typed by the admin as it was."""
+    if "utc_offset_min" in values:
+        offset = values.pop("utc_offset_min")
+        if offset is not None:
+            values["time_zone"] = offset_name(int(offset))
+    return values
+
+
+#: How the payloads of older event versions are read today, by event type.
+_UPGRADES = {"SettingsChanged": _upgrade_settings}
+
+
 def decode_event(columns: EventColumns) -> Event:
     cls = getattr(events_module, columns.type, None)
     if not (isinstance(cls, type) and issubclass(cls, Event)):
         raise ValueError(f"unknown event type {columns.type!r}")
     values = loads(columns.payload)
+    if columns.type in _UPGRADES:
+        values = _UPGRADES[columns.type](values)
     if any(f.name == "by" for f in fields(cls)):
         values["by"] = columns.actor_ref
     return cls(**values)

@@ -1,7 +1,7 @@
 """map jobs: searches and fetches in the background, places found, dropped stations
 
 Revision ID: 0006
-Revises: 0004 (the merger rechains it after 0005)
+Revises: 0005
 Create Date: 2026-11-25 02:25:40.447544
 
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision: str = "0006"
-down_revision: Union[str, Sequence[str], None] = '0004'
+down_revision: Union[str, Sequence[str], None] = "0005"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

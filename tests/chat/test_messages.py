@@ -519,7 +519,7 @@ def test_a_due_time_is_shown_on_the_games_clock() -> None:
     assert texts.say("question.asked", params, metric_fmt()) == (
         f"❓ {params['asker']} asks: Radar 1 km. The hider has until 09:35 to answer."
     )
-    later = Formatter(utc_offset_min=120, ruleset=metric_fmt().ruleset)
+    later = Formatter(time_zone="UTC+02:00", ruleset=metric_fmt().ruleset)
     assert "until 11:35" in texts.say("question.asked", params, later)
     incoming = texts.say("question.incoming", params, later)
     assert incoming == "❓ A question for you: Radar 1 km. Answer by 11:35.\nAnswer yes or no."

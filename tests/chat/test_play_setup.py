@@ -198,12 +198,16 @@ def test_the_settings_keyboard_sets_the_variants_and_the_rest_window(
     table.press("Alice", "🌍 Global scale")
     assert "Global scale: the hiding period lasts 1 d 0 h" in table.last()
     table.press("Alice", "Rest 22:00–07:00")
-    assert "Rest periods: 22:00-07:00. Every clock stops then (UTC)." in table.last()
+    # The table plays on the Stillwater map: the game's clock is Oklahoma's (CDT in May).
+    assert (
+        "Rest periods: 22:00-07:00. Every clock stops then (America/Chicago (CDT, UTC−5))."
+    ) in table.last()
 
     # The game's time zone is typed; a bad one is a clear refusal that changes nothing.
     before = events_count(uow_factory)
     for typed, refusal in (
-        ("/settings timezone Mars", "/settings timezone +2"),
+        ("/settings timezone Mars", "“Mars” isn't a time zone I know"),
+        ("/settings timezone Europe/Atlantis", "Europe/Zurich"),
         ("/settings rest 25:00-07:00", "25:00-07:00"),
         ("/settings rest 22:00", "/settings rest 22:00-07:00"),
         ("/settings colour blue", "/settings rest 22:00-07:00"),
@@ -220,7 +224,8 @@ def test_the_settings_keyboard_sets_the_variants_and_the_rest_window(
         assert line in status, line
     settings = state_of(uow_factory, table).settings
     assert (settings.transport, settings.global_scale) == (Transport.CAR, True)
-    assert (settings.rest_periods, settings.utc_offset_min) == ([("22:00", "07:00")], 120)
+    assert (settings.rest_periods, settings.time_zone) == ([("22:00", "07:00")], "UTC+02:00")
+    assert settings.time_zone_typed, "a typed zone stays when a map is chosen later"
 
     # On: the global hiding period (a day), and /status keeps the variants in view.
     mark = table.mark()

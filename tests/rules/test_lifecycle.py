@@ -275,7 +275,7 @@ def test_pause_during_hiding_period_extends_it() -> None:
 
 def test_rest_periods_pause_the_game_overnight() -> None:
     game = Game.create()  # starts 09:00 UTC
-    game.do(SettingsChanged("alice", rest_periods=(("10:00", "10:40"),), utc_offset_min=0))
+    game.do(SettingsChanged("alice", rest_periods=(("10:00", "10:40"),), time_zone="UTC"))
     game.begin()
     game.advance(minutes=30)
     game.do(ZoneFixed(None, "s", "S", 0, 0))

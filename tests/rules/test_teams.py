@@ -120,9 +120,9 @@ def test_the_hide_order_and_the_scores_are_by_team() -> None:
 
 def test_the_settings_summary_counts_the_teams_for_the_two_team_modes() -> None:
     game = Game.create(("alice", "bob", "carol", "dave"))
-    game.do(SettingsChanged("alice", mode=Mode.TEAMS_TIME, utc_offset_min=120))
+    game.do(SettingsChanged("alice", mode=Mode.TEAMS_TIME, time_zone="UTC+02:00"))
     summary = settings_summary(game.state)
-    assert (summary["teams"], summary["utc_offset_min"]) == (4, 120)
+    assert (summary["teams"], summary["time_zone"]) == (4, "UTC+02:00")
     game.do(TeamChosen("dave", name="Carol"))
     assert settings_summary(game.state)["teams"] == 3
 

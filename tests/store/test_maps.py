@@ -44,6 +44,7 @@ PACK = MapPackData(
     ),
     kinds=frozenset({"park", "museum", "road", "zoo"}),
     routes=("Red", "Blue"),
+    country="US",
 )
 
 

@@ -17,6 +17,7 @@ from hideseek_chat.chat import keyboards
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.handlers import setup
 from hideseek_chat.chat.keyboards import Press
+from hideseek_chat.chat.map_choice import map_chosen, map_pack
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.map_jobs import job_slot
 from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, to_data, upload_name, use_map
@@ -210,6 +211,9 @@ def _start_fetch(turn: Turn, clients: MapClients, request: FetchRequest) -> list
     ):
         use_map(uow, turn.services.maps, turn.game_chat(), name, msg.at)
         turn.wrote()
+        reused = map_pack(turn, name)
+        if reused is not None:
+            map_chosen(turn, reused)
         date = stored_at.date().isoformat()
         return [turn.to_group(say("chat.map_reused", {**shown, "date": date}, turn.fmt))]
     job_id = uow.map_jobs.add_fetch(
@@ -369,9 +373,11 @@ def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
         kinds=pack.kinds,
         title=f"{title} + {filename}",
         attribution=pack.attribution,
+        country=pack.country,
     )
     turn.uow.maps.save(to_data(replaced), msg.at)
     use_map(turn.uow, turn.services.maps, chat, new_name, msg.at)
     turn.wrote()
+    map_chosen(turn, replaced)
     params = {"count": len(listed), "filename": filename, "title": title, "name": new_name}
     return [turn.reply(say("chat.station_list_imported", params, turn.fmt))]

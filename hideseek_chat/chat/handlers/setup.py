@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hideseek_chat import geo
 from hideseek_chat.chat import keyboards, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import LANGUAGES, language_name, supported_language
 from hideseek_chat.chat.keyboards import Press
+from hideseek_chat.chat.map_choice import NOTICE, map_chosen, map_pack
 from hideseek_chat.chat.maps import (
     MAX_UPLOAD_BYTES,
     import_upload,
@@ -22,6 +24,7 @@ from hideseek_chat.chat.parsing import parse_newgame
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.rules import new_game
+from hideseek_chat.rules.decisions import GROUP, Notify
 from hideseek_chat.rules.events import (
     GameAborted,
     GameBegun,
@@ -34,6 +37,7 @@ from hideseek_chat.rules.events import (
     TeamChosen,
 )
 from hideseek_chat.rules.lifecycle import settings_summary
+from hideseek_chat.rules.localtime import TimeZoneError, parse_time_zone
 from hideseek_chat.rules.state import GameState, Mode, Phase, Transport
 
 Args = tuple[str, ...]
@@ -88,6 +92,9 @@ def newgame(turn: Turn, args: Args) -> list[Outbound]:
         ruleset, parsed.size, turn.services.seeds(), msg.sender.ref, msg.sender.name, msg.at
     )
     turn.start_game(state, decisions)
+    pack = map_pack(turn, turn.uow.chats.prefs(msg.chat).map_name)
+    if pack is not None:  # the group's map (the default one too) sets the new game's clock
+        map_chosen(turn, pack, quiet=True)
     return []
 
 
@@ -172,13 +179,48 @@ def press_next_round(turn: Turn, press: Press) -> list[Outbound]:
 
 def settings(turn: Turn, args: Args) -> list[Outbound]:
     """``/settings`` (admin): the settings and their keyboard (the game's own settings only
-    before the game begins); ``/settings rest 22:00-07:00`` and ``/settings timezone +2``
-    type what no button offers."""
+    before the game begins); ``/settings rest 22:00-07:00``, ``/settings timezone +2`` (or
+    ``Europe/Zurich``, or ``map`` for the map's), ``/settings ruleset us`` and ``/settings
+    units imperial`` type what no button offers."""
     require_admin(turn)
-    if args:
-        turn.apply(parse_setting(turn.by, args))
+    if not args:
+        return [settings_screen(turn)]
+    what, rest = args[0].lower(), " ".join(args[1:]).strip().lower()
+    if what == "units" and rest in ("metric", "imperial"):
+        return _set_units(turn, rest)
+    if what in TIME_ZONE_WORDS and rest in ("map", "auto"):
+        return _zone_of_map(turn)
+    if what == "ruleset" and rest:
+        if rest not in turn.services.known_rulesets:
+            names = ", ".join(sorted(turn.services.known_rulesets))
+            raise ChatError("chat.ruleset_unknown", word=rest[:32], rulesets=names)
+        turn.apply(SettingsChanged(turn.by, ruleset=rest))
+        turn.forget_formatter()  # the ruleset's units, when the chat chose none
         return []
-    return [settings_screen(turn)]
+    turn.apply(parse_setting(turn.by, args))
+    return []
+
+
+def _set_units(turn: Turn, units: str) -> list[Outbound]:
+    """The group's units (a chat setting: the keyboard's button or typed)."""
+    chat, chats = turn.game_chat(), turn.uow.chats
+    chats.set_prefs(chat, replace(chats.prefs(chat), units=units), turn.msg.at)
+    turn.wrote()
+    turn.forget_formatter()
+    fmt = turn.fmt
+    label = fmt.t("metric units") if units == "metric" else fmt.t("imperial units")
+    return [turn.to_group(say("chat.units_set", {"units": label}, fmt))]
+
+
+def _zone_of_map(turn: Turn) -> list[Outbound]:
+    """``/settings timezone map``: the clock follows the map's zone again."""
+    pack = map_pack(turn, turn.uow.chats.prefs(turn.game_chat()).map_name)
+    zone = geo.pack_time_zone(pack) if pack is not None else None
+    if zone is None:
+        raise ChatError("chat.settings_usage")
+    turn.apply(SettingsChanged(turn.by, time_zone=zone, time_zone_from_map=True))
+    turn.announce([Notify(GROUP, NOTICE, {"time_zone": zone})])
+    return []
 
 
 def settings_screen(turn: Turn, *, reply: bool = True) -> Outbound:
@@ -193,6 +235,7 @@ def settings_screen(turn: Turn, *, reply: bool = True) -> Outbound:
             (
                 say("chat.settings_title", {"summary": summary}, fmt),
                 say("chat.settings_typed", {}, fmt),
+                say("chat.settings_zones", {}, fmt),
             )
         )
         rows = keyboards.settings(turn.game_id, fmt, toggle, automatic, current_settings(state))
@@ -221,22 +264,15 @@ def press_setting(turn: Turn, press: Press) -> list[Outbound]:
     what, value = press.arg(0), press.arg(1)
     chat = turn.game_chat()
     chats = turn.uow.chats
+    if what == "units" and value in ("metric", "imperial"):
+        return _set_units(turn, value)
     if what in ("lang", "units"):
-        prefs = chats.prefs(chat)
-        if what == "lang" and value in LANGUAGES:
-            prefs = replace(prefs, language=value)
-        elif what == "units" and value in ("metric", "imperial"):
-            prefs = replace(prefs, units=value)
-        else:
+        if what == "units" or value not in LANGUAGES:
             raise ChatError("chat.button_unknown")
-        chats.set_prefs(chat, prefs, turn.msg.at)
+        chats.set_prefs(chat, replace(chats.prefs(chat), language=value), turn.msg.at)
         turn.wrote()
         turn.forget_formatter()
-        fmt = turn.fmt
-        if what == "lang":
-            return [turn.to_group(say("chat.language_set", {}, fmt))]
-        label = fmt.t("metric units") if value == "metric" else fmt.t("imperial units")
-        return [turn.to_group(say("chat.units_set", {"units": label}, fmt))]
+        return [turn.to_group(say("chat.language_set", {}, turn.fmt))]
     if what == "auto" and value in ("on", "off"):
         chats.set_prefs(chat, replace(chats.prefs(chat), auto_answer=value == "on"), turn.msg.at)
         turn.wrote()
@@ -276,9 +312,14 @@ def _setting_event(by: str, what: str, value: str, press: Press) -> SettingsChan
     raise ChatError("chat.button_unknown")
 
 
+#: The words for the game's time zone after /settings.
+TIME_ZONE_WORDS = ("timezone", "tz", "zone", "time_zone")
+
+
 def parse_setting(by: str, args: Args) -> SettingsChanged:
     """``rest 22:00-07:00`` (or ``none``, several windows apart by commas) and ``timezone
-    +2`` (``UTC-5:30``): the settings typed after /settings; raise ChatError otherwise."""
+    +2`` (``UTC-5:30``, ``Europe/Zurich``): the settings typed after /settings; raise
+    ChatError otherwise."""
     what, rest = args[0].lower(), " ".join(args[1:]).strip()
     if what in ("rest", "rests") and rest:
         if rest.lower() in ("none", "off", "no"):
@@ -290,25 +331,18 @@ def parse_setting(by: str, args: Args) -> SettingsChanged:
                 raise ChatError("chat.settings_usage")
             periods.append((start, end))
         return SettingsChanged(by, rest_periods=tuple(periods))
-    if what in ("timezone", "tz", "zone") and rest:
-        return SettingsChanged(by, utc_offset_min=parse_utc_offset(rest))
+    if what in TIME_ZONE_WORDS and rest:
+        return SettingsChanged(by, time_zone=parse_zone(rest))
     raise ChatError("chat.settings_usage")
 
 
-def parse_utc_offset(text: str) -> int:
-    """``+2``, ``-5:30``, ``UTC+1``, ``GMT-3``, ``UTC`` as minutes east of UTC."""
-    word = text.strip().upper().removeprefix("UTC").removeprefix("GMT").replace("−", "-")
-    if not word:
-        return 0
-    sign = -1 if word.startswith("-") else 1
-    hours, _, mins = word.lstrip("+-").partition(":")
+def parse_zone(text: str) -> str:
+    """``+2``, ``-5:30``, ``UTC+1``, ``GMT``, ``Europe/Zurich``, ``america/chicago`` as the
+    stored zone name (``rules.localtime``); raise ChatError for anything else."""
     try:
-        value = int(hours) * 60 + (int(mins) if mins else 0)
-    except ValueError:
-        raise ChatError("chat.settings_usage") from None
-    if word[0] not in "+-" or (mins and not 0 <= int(mins) < 60):
-        raise ChatError("chat.settings_usage")
-    return sign * value
+        return parse_time_zone(text)
+    except TimeZoneError:  # (an offset beyond ±14 h is the engine's to refuse)
+        raise ChatError("error.time_zone", text=text.strip()[:40]) from None
 
 
 # ----------------------------------------------------------------- teams
@@ -381,6 +415,9 @@ def _set_map(turn: Turn, name: str) -> str:
         raise ChatError("chat.map_unknown", name=name[:40], names=", ".join(names))
     use_map(turn.uow, turn.services.maps, turn.game_chat(), name, turn.msg.at)
     turn.wrote()
+    pack = map_pack(turn, name)
+    if pack is not None:
+        map_chosen(turn, pack)
     return say("chat.map_set", {"name": name}, turn.fmt)
 
 
@@ -412,6 +449,7 @@ def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
     turn.uow.maps.save(to_data(pack), msg.at)
     use_map(turn.uow, turn.services.maps, chat, name, msg.at)
     turn.wrote()
+    map_chosen(turn, pack)
     values = {"title": msg.filename, "stations": len(pack.stations), "features": len(pack.features)}
     return [turn.reply(say("chat.map_imported", values, turn.fmt))]
 

@@ -30,7 +30,7 @@ Screens (pure functions of their arguments; none reads or writes a database):
 - ``botnet``: ``grid``, ``legend``, ``path_text``, ``whose_turn``, ``claimed``,
   ``ending``, ``MARKS``, ``EMPTY``;
 - ``setup``: ``settings_lines`` (the settings with their rule effects), ``team_lines``,
-  ``teams_text``, ``utc_offset``;
+  ``teams_text``, ``zone_text``;
 - ``help``: ``help_text(sections, fmt, notes=HELP_NOTES)`` with the headings
   ``IN_GROUP``, ``IN_PRIVATE``, ``ANYWHERE``; ``FROM_GROUP_NOTE``/``FROM_PRIVATE_NOTE``
   point to the other chat's /help.
@@ -119,7 +119,7 @@ from hideseek_chat.chat.texts.screens import (
     status_text,
     track_text,
 )
-from hideseek_chat.chat.texts.setup import settings_lines, team_lines, teams_text, utc_offset
+from hideseek_chat.chat.texts.setup import settings_lines, team_lines, teams_text, zone_text
 
 __all__ = [
     "ANYWHERE",
@@ -186,10 +186,10 @@ __all__ = [
     "teams_text",
     "track_text",
     "unchecked_key",
-    "utc_offset",
     "verdict_note",
     "whose_turn",
     "why_no_answer",
+    "zone_text",
 ]
 
 _MODULES = (  # for their texts

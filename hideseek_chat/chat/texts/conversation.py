@@ -117,6 +117,12 @@ plain_texts(
             "The game's time zone and other rest periods are typed: /settings timezone +2, "
             "/settings rest 21:00-06:00."
         ),
+        "chat.ruleset_unknown": N_("I don't know the ruleset “{word}”. Rulesets: {rulesets}."),
+        "chat.settings_zones": N_(
+            "A time zone can be a name too, like /settings timezone Europe/Zurich; the map "
+            "sets it unless you type one, and /settings timezone map follows the map again. "
+            "/settings ruleset us and /settings units imperial change the rules and units."
+        ),
         "chat.team_join_button": N_("Join {team}"),
         "chat.team_alone_button": N_("🚶 Play on my own"),
         "chat.language_set": N_("I will speak English here."),

@@ -86,6 +86,11 @@ plain_texts(
         "error.utc_offset": N_(
             "That time zone offset is out of range: use one between UTC-14 and UTC+14."
         ),
+        "error.ruleset": N_("A ruleset needs a name, like us or metric."),
+        "error.time_zone": N_(
+            "“{text}” isn't a time zone I know. Type a zone's name like Europe/Zurich or "
+            "America/Chicago, or an offset between UTC-14 and UTC+14 like UTC+2."
+        ),
         "error.hider_leaving": N_(
             "You're the only hider right now, so you can't leave mid-round. Pause the game, "
             "or ask the admin to end it."

@@ -8,19 +8,57 @@ round's /status). ``team_lines``/``teams_text`` list the teams with their player
 
 from __future__ import annotations
 
-from hideseek_chat.chat.i18n import N_, Formatter
+from hideseek_chat.chat.i18n import N_, Formatter, offset_text
 from hideseek_chat.chat.texts.parts import minutes, size_word
-from hideseek_chat.chat.texts.registry import Params
+from hideseek_chat.chat.texts.registry import Params, text
 from hideseek_chat.rules.state import GameState
 
 
-def utc_offset(offset_min: int) -> str:
-    """A time zone as an offset from UTC: ``UTC``, ``UTC+2``, ``UTC−5:30``."""
-    if offset_min == 0:
-        return "UTC"
-    sign = "+" if offset_min > 0 else "−"
-    hours, mins = divmod(abs(offset_min), 60)
-    return f"UTC{sign}{hours}" + (f":{mins:02d}" if mins else "")
+def zone_text(p: Params, f: Formatter) -> str:
+    """The game's zone the summary ``p`` names, as ``Formatter.zone_name`` says it (a notice
+    queued before zones had names carries ``utc_offset_min``)."""
+    if "time_zone" not in p:
+        return offset_text(int(p.get("utc_offset_min") or 0))
+    name = str(p["time_zone"])
+    if name == f.time_zone:
+        return f.zone_name()
+    return Formatter(time_zone=name, now=f.now).zone_name()
+
+
+def country_name(f: Formatter, country: str) -> str:
+    """A country's name in the chat's language, as CLDR names it (``US``: United States)."""
+    return str(f.locale.territories.get(country.upper(), country.upper()))
+
+
+@text("chat.map_time_zone")
+def map_time_zone(p: Params, f: Formatter) -> str:
+    """What a chosen map did to the clock and what its country suggests (``chat.map_choice``)."""
+    lines = []
+    if p.get("time_zone"):
+        lines.append(f.t("🕰 Clock times are now in {zone}.", zone=zone_text(p, f)))
+    elif p.get("map_zone"):
+        lines.append(
+            f.t(
+                "🕰 This map is in {map_zone}; clock times stay in {zone} as you typed "
+                "(/settings timezone map follows the map).",
+                map_zone=zone_text({"time_zone": p["map_zone"]}, f),
+                zone=zone_text({"time_zone": p.get("kept") or "UTC"}, f),
+            )
+        )
+    if p.get("country") and (p.get("ruleset") or p.get("units")):
+        lines.append(f.t("The map's country: {country}.", country=country_name(f, p["country"])))
+        if p.get("ruleset"):
+            lines.append(
+                f.t(
+                    "The {ruleset} ruleset suits it: /settings ruleset {ruleset}",
+                    ruleset=p["ruleset"],
+                )
+            )
+        if p.get("units") == "imperial":
+            lines.append(f.t("Miles and feet suit it: /settings units imperial"))
+        elif p.get("units") == "metric":
+            lines.append(f.t("Kilometres and metres suit it: /settings units metric"))
+    return "\n".join(lines)
 
 
 def _transport(f: Formatter, transport: str) -> str:
@@ -96,7 +134,7 @@ def _rests(f: Formatter, p: Params) -> str:
             f.t("Rest periods: {periods}.", periods=f.names(rests)),
             f.t(
                 "Every clock stops then ({zone}).",
-                zone=utc_offset(int(p.get("utc_offset_min") or 0)),
+                zone=zone_text(p, f),
             ),
         )
     )
@@ -121,7 +159,7 @@ def settings_lines(p: Params, f: Formatter, *, variants_only: bool = False) -> l
         if timer
         else f.t("No end-of-game timer."),
         _rests(f, p),
-        f.t("Clock times are in {zone}.", zone=utc_offset(int(p.get("utc_offset_min") or 0))),
+        f.t("Clock times are in {zone}.", zone=zone_text(p, f)),
         _transport(f, transport),
         *_mode(f, mode, p.get("teams")),
         *([_global(f)] if p.get("global_scale") else []),

@@ -62,14 +62,15 @@ class SettingsRow(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey(GAME_FK, ondelete="CASCADE"), primary_key=True)
     rounds_per_team: Mapped[int]
     end_timer_min: Mapped[float | None]
-    utc_offset_min: Mapped[int]
+    time_zone: Mapped[str]  # rules.localtime: an IANA name or a fixed offset, UTC+02:00
+    time_zone_typed: Mapped[bool]
     transport: Mapped[Transport] = mapped_column(str_enum(Transport))
     mode: Mapped[Mode] = mapped_column(str_enum(Mode))
     global_scale: Mapped[bool]
 
 
 class RestPeriodRow(Base):
-    """``Settings.rest_periods``: clock times ("22:00", "08:00") in the game's UTC offset."""
+    """``Settings.rest_periods``: clock times ("22:00", "08:00") in the game's time zone."""
 
     __tablename__ = "rest_periods"
 

@@ -23,6 +23,7 @@ class MapPackRow(Base):
     name: Mapped[str] = mapped_column(unique=True)
     title: Mapped[str]
     attribution: Mapped[str]
+    country: Mapped[str]  # ISO 3166-1 alpha-2, "" when unknown
     boundary_geojson: Mapped[str] = mapped_column(Text)
     min_lat: Mapped[float]
     min_lon: Mapped[float]
