@@ -7,11 +7,9 @@ grids; 100,000 buildings nobody keeps; one country boundary relation of 40 ways)
 in a child process so that the generator's memory does not count:
 
 - ``read``: ``maps.pbf.read_elements`` over the whole file (wall time, peak RSS);
-- ``builder``: ``maps.pbf.build_from_pbf`` with ``maps.build.build_pack`` (or ``--builder
-  MODULE:FUNCTION``; skipped with a message when it cannot be imported);
-- ``local``: a simple local conversion of the read elements into a MapPack (clearly
-  labelled: it stands in for the builder in the answer timings until the builder lands);
-- answers (in ``builder`` and ``local``): nearest station, measuring (restaurant), matching
+- ``builder``: ``maps.pbf.build_from_pbf`` with ``maps.build.build_from_elements`` (as
+  ``hideseek-chat map build`` does; ``--builder MODULE:FUNCTION`` for another);
+- answers (on the built pack): nearest station, measuring (restaurant), matching
   (park, street) on the pack's MapIndex at 2,000 points near stations; per point the best
   of 3 calls, then p50/p99 (wall and CPU) against one pyproj ``Geod.inv`` call (the floor)
   and against the same answers on the shipped Stillwater pack.
@@ -30,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
@@ -55,30 +53,16 @@ POI_KINDS: tuple[tuple[str, str, str], ...] = (  # (key, value, pack kind)
     ("leisure", "golf_course", "golf-course"),
 )
 #: The pack builder the ``builder`` stage calls through ``maps.pbf.build_from_pbf``.
-DEFAULT_BUILDER = "hideseek_chat.maps.build:build_pack"
+DEFAULT_BUILDER = "hideseek_chat.maps.build:build_from_elements"
 #: Each answer is timed this many times at each point; the best counts (a busy machine's
 #: descheduling is not the answer's cost). p50/p99 are then taken across the points.
 REPEAT = 3
-KEEP_KEYS = ("railway", "public_transport", "amenity", "tourism", "leisure", "boundary", "route")
 
 
-def placeholder_keep(tags: Mapping[str, str]) -> bool:
-    """What the bench keeps when ``maps.tags`` is not installed (the tests' predicate)."""
-    return (
-        any(key in tags for key in KEEP_KEYS)
-        or ("highway" in tags and "name" in tags)
-        or "disused:railway" in tags
-    )
+def _keep(modes: tuple[str, ...]) -> Callable[[Mapping[str, str]], bool]:
+    from hideseek_chat.cli_maps import find_keep
 
-
-def _keep(modes: tuple[str, ...]) -> tuple[Callable[[Mapping[str, str]], bool], str]:
-    try:
-        from hideseek_chat.cli_maps import find_keep
-        from hideseek_chat.maps.errors import MapFetchError
-
-        return find_keep(modes), "maps.tags"
-    except (ImportError, MapFetchError):
-        return placeholder_keep, "placeholder (maps.tags absent)"
+    return find_keep(modes)
 
 
 # --- the generated extract ---------------------------------------------------------------
@@ -269,52 +253,6 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
-def local_pack(elements: Iterable[dict[str, Any]], boundary: Any, name: str) -> Any:
-    """A MapPack straight from the elements: live stations, POIs by kind, named streets.
-
-    Stands in for ``maps.build.build_pack`` in the answer timings only: no stop-area
-    grouping, no lines, no clipping to the boundary.
-    """
-    from shapely.geometry import LineString, Point, Polygon
-
-    from hideseek_chat.geo import Feature, MapPack, Station
-
-    kinds = {(key, value): kind for key, value, kind in POI_KINDS}
-    stations: list[Station] = []
-    features: list[Feature] = []
-    for element in elements:
-        tags = element.get("tags", {})
-        if element["type"] == "node":
-            if tags.get("railway") == "station":
-                stations.append(
-                    Station(
-                        f"n{element['id']}", tags.get("name", ""), element["lat"], element["lon"]
-                    )
-                )
-                continue
-            point = Point(element["lon"], element["lat"])
-            for (key, value), kind in kinds.items():
-                if tags.get(key) == value:
-                    features.append(Feature(kind, tags.get("name", ""), point))
-        elif element["type"] == "way":
-            coords = [(p["lon"], p["lat"]) for p in element["geometry"]]
-            if "highway" in tags:
-                features.append(Feature("road", tags.get("name", ""), LineString(coords)))
-                continue
-            for (key, value), kind in kinds.items():
-                if tags.get(key) == value and len(coords) >= 4:
-                    features.append(Feature(kind, tags.get("name", ""), Polygon(coords)))
-    all_kinds = frozenset({*kinds.values(), "road"})
-    return MapPack(
-        name=name,
-        boundary=boundary,
-        stations=tuple(stations),
-        features=tuple(features),
-        kinds=all_kinds,
-        title=name,
-    )
-
-
 def _quantile(samples: list[float], q: float) -> float:
     """The ``q`` quantile of ``samples`` (seconds) in microseconds."""
     ordered = sorted(samples)
@@ -392,22 +330,14 @@ def _stillwater(queries: int) -> dict[str, Any]:
     return _time_answers(load_map_pack("stillwater"), queries, 11, jitter=0.005)
 
 
-def local_build(
-    elements: Iterable[dict[str, Any]], *, boundary: Any, name: str, title: str, modes: Any
-) -> Any:
-    """:func:`local_pack` with the builder's signature (``--builder bench_maps_pbf:local_build``
-    runs the builder path of this benchmark without ``maps.build``)."""
-    return local_pack(elements, boundary, name)
-
-
 def child(
     stage: str, path: str, modes: tuple[str, ...], queries: int, builder: str = DEFAULT_BUILDER
 ) -> dict[str, Any]:
     from hideseek_chat.maps import pbf
 
-    keep, keep_label = _keep(modes)
+    keep = _keep(modes)
     started = time.perf_counter()
-    out: dict[str, Any] = {"stage": stage, "keep": keep_label}
+    out: dict[str, Any] = {"stage": stage}
     if stage == "read":
         counts: dict[str, int] = {}
         for element in pbf.read_elements(path, keep):
@@ -421,15 +351,15 @@ def child(
             return {"stage": stage, "skipped": f"{builder} is absent ({err})"}
         boundary = pbf.boundary_from_pbf(path, "Benchland")
         pack = pbf.build_from_pbf(
-            path, boundary, name="benchland", title="Benchland", modes=modes, keep=keep, build=build
+            path,
+            boundary,
+            name="benchland",
+            title="Benchland",
+            modes=modes,
+            keep=keep,
+            build=build,
+            member_geometry=pbf.not_routes,
         )
-        out["built_s"] = time.perf_counter() - started
-        out["pack"] = {"stations": len(pack.stations), "features": len(pack.features)}
-        out["answers"] = _time_answers(pack, queries, 11)
-        out["stillwater"] = _stillwater(queries)
-    else:  # the local conversion, for the answer timings when the builder is absent
-        boundary = pbf.boundary_from_pbf(path, "Benchland")
-        pack = local_pack(pbf.read_elements(path, keep), boundary, "benchland")
         out["built_s"] = time.perf_counter() - started
         out["pack"] = {"stations": len(pack.stations), "features": len(pack.features)}
         out["answers"] = _time_answers(pack, queries, 11)
@@ -520,7 +450,7 @@ def main() -> None:
             )
         read = _run_child("read", path, args.modes, args.queries)
         print(
-            f"read_elements ({read['keep']}): {read['wall_s']:.1f} s, peak RSS "
+            f"read_elements: {read['wall_s']:.1f} s, peak RSS "
             f"{read['peak_rss_mb']:.0f} MB (target <= 1024); elements {read['elements']}"
         )
         built = _run_child("builder", path, args.modes, args.queries, args.builder)
@@ -532,13 +462,6 @@ def main() -> None:
                 f"{built['peak_rss_mb']:.0f} MB (target <= 1024); pack {built['pack']}"
             )
             _print_answers(built["answers"], built["stillwater"])
-        local = _run_child("local", path, args.modes, args.queries)
-        print(
-            f"LOCAL CONVERSION (stand-in for the builder, answers only): "
-            f"{local['built_s']:.1f} s, peak RSS {local['peak_rss_mb']:.0f} MB; "
-            f"pack {local['pack']}"
-        )
-        _print_answers(local["answers"], local["stillwater"])
 
 
 if __name__ == "__main__":
