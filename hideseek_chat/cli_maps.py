@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -181,6 +182,21 @@ def _describe(pack: MapPack) -> str:
     )
 
 
+def _country(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z]{2}", text.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a two-letter country code like JP")
+    return text.strip().upper()
+
+
+def _boundary_country(boundary: Any) -> str:
+    """The country whose time zone holds a point inside ``boundary`` ("" at sea)."""
+    from hideseek_chat.geo import country_of_time_zone, time_zone_at
+
+    point = boundary.representative_point()
+    zone = time_zone_at(point.y, point.x)
+    return country_of_time_zone(zone) if zone else ""
+
+
 def _build(args: argparse.Namespace, config: Config) -> int:
     from hideseek_chat.maps import pbf
 
@@ -194,6 +210,7 @@ def _build(args: argparse.Namespace, config: Config) -> int:
     boundary = pbf.read_boundary(
         extract, args.boundary, progress=lambda stage, count: progress(f"boundary {stage}", count)
     )
+    country = args.country or _boundary_country(boundary)
     is_file = Path(args.boundary).is_file()
     place = Path(args.boundary).stem if is_file else args.boundary
     name = args.name or slug(place)
@@ -204,7 +221,7 @@ def _build(args: argparse.Namespace, config: Config) -> int:
         title=args.title or place,
         modes=args.modes,
         keep=keep,
-        build=build,
+        build=partial(build, country_code=country),
         progress=progress,
         member_geometry=pbf.not_routes,
     )
@@ -337,6 +354,11 @@ def add_map_commands(commands: Any) -> None:
     )
     build.add_argument("--name", help="the pack's name (default: from the boundary)")
     build.add_argument("--title", help="the pack's title (default: the boundary's name)")
+    build.add_argument(
+        "--country",
+        type=_country,
+        help="ISO country code, for its admin levels (default: from the boundary's time zone)",
+    )
     build.set_defaults(handler=_run(_build))
     imports = actions.add_parser(
         "import",

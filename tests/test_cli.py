@@ -78,7 +78,7 @@ def test_map_build_list_export_import_round_trip(
         == 0
     )
     captured = capsys.readouterr()
-    assert "stored map pack testland: 2 stations, 9 features" in captured.out
+    assert "stored map pack testland: 2 stations, 7 features" in captured.out
     # Not a terminal: one line per stage, in order.
     stages = [line.split(":")[0] for line in captured.err.splitlines()]
     reading = ["relations", "ways", "nodes", "geometry"]
@@ -94,7 +94,7 @@ def test_map_build_list_export_import_round_trip(
     assert listing[0].split() == ["name", "stations", "features", "source", "title"]
     assert any(line.split()[0] == "stillwater" and "shipped" in line for line in listing)
     (stored,) = [line for line in listing if line.startswith("testland")]
-    assert stored.split()[1:4] == ["2", "9", "stored"] and stored.endswith("Testland")
+    assert stored.split()[1:4] == ["2", "7", "stored"] and stored.endswith("Testland")
 
     exported = map_db / "testland.geojson"
     assert main(["map", "export", "testland", "-o", str(exported)]) == 0
@@ -103,7 +103,7 @@ def test_map_build_list_export_import_round_trip(
         f["properties"]["name"] for f in data["features"] if f["properties"]["kind"] == "station"
     } == {"Alpha", "Beta"}
     assert main(["map", "import", str(exported), "--name", "copy"]) == 0
-    assert "stored map pack copy: 2 stations, 9 features" in capsys.readouterr().out
+    assert "stored map pack copy: 2 stations, 7 features" in capsys.readouterr().out
     assert main(["map", "export", "copy"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["features"] == data["features"]
@@ -238,3 +238,30 @@ def test_map_import_reads_kml_and_plain_geojson_and_refuses_bad_files(
     assert main(["map", "list"]) == 0
     names = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]]
     assert names == ["stillwater", "old-town", "plain"]
+
+
+def test_map_build_reads_divisions_at_the_country_s_admin_levels(
+    map_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Testland (admin_level 6) lies in Japan's time zone: there admin-2 is level 7, so it is
+    no division; built as a US map (admin-2 = 6) it is."""
+    from hideseek_chat.store import make_engine, unit_of_work_factory
+
+    extract = osm_extract.write_extract(map_db / "testland.osm.pbf")
+    args = ["map", "build", str(extract), "--boundary", "Testland", "--modes", "rail"]
+    assert main([*args, "--name", "as-jp"]) == 0
+    assert main([*args, "--name", "as-us", "--country", "us"]) == 0
+    capsys.readouterr()
+    engine = make_engine(Config.from_env().effective_database_url)
+    try:
+        with unit_of_work_factory(engine)() as uow:
+            jp, us = uow.maps.load("as-jp"), uow.maps.load("as-us")
+            assert jp is not None and us is not None
+            assert not [f for f in jp.features if f.kind == "admin-2"]
+            assert [f.name for f in us.features if f.kind == "admin-2"] == ["Testland"]
+    finally:
+        engine.dispose()
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--country", "Japan"])
+    assert exited.value.code == 2
+    assert "'Japan' is not a two-letter country code" in capsys.readouterr().err

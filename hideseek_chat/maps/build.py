@@ -173,9 +173,10 @@ def _clip(rows: list[tuple[str, str, BaseGeometry]], boundary: BaseGeometry) -> 
     if not rows:
         return []
     geoms = np.array([g for _, _, g in rows], dtype=object)
+    # The prepared boundary speeds a predicate up only as its first argument.
     shapely.prepare(boundary)
-    inside = shapely.within(geoms, boundary)
-    crossing = ~inside & shapely.intersects(geoms, boundary)
+    inside = shapely.contains(boundary, geoms)
+    crossing = ~inside & shapely.intersects(boundary, geoms)
     clipped = np.empty(len(rows), dtype=object)
     clipped[inside] = geoms[inside]
     if crossing.any():
@@ -204,6 +205,48 @@ def _same_dimension(geom: BaseGeometry, dimension: int) -> BaseGeometry | None:
     return unary_union(parts)
 
 
+class _FeatureRows:
+    """Features collected one element at a time, then clipped together (``clip``)."""
+
+    def __init__(self, specs: Mapping[str, osm.KindSpec]) -> None:
+        self.specs = specs
+        self.rows: list[tuple[str, str, BaseGeometry]] = []
+        # Nodes are most of a big pack: their points are made in one vectorized call.
+        self.node_rows: list[tuple[str, str]] = []
+        self.node_xy: list[tuple[float, float]] = []
+        self.seen: dict[str, set[str]] = {}
+
+    def add(self, kind: str, element: Element) -> None:
+        """Add ``element`` as a feature of ``kind`` if its tags make it one, once."""
+        spec = self.specs[kind]
+        key = element_key(element)
+        tags = _tags(element)
+        seen = self.seen.setdefault(kind, set())
+        if key in seen or osm.is_lifecycle(tags):
+            return
+        # A border query returns the member ways of the boundary relations; a way's own
+        # tags may name another level (a state border that is also the country's).
+        border_way = spec.shape == "border" and element.get("type") == "way"
+        if not border_way and not spec.matches(tags):
+            return
+        seen.add(key)
+        name = osm.route_name(tags) if kind == "metro-line" else tags.get("name", "")
+        if element.get("type") == "node" and element.get("lat") is not None:
+            self.node_rows.append((kind, name.strip()))
+            self.node_xy.append((float(element["lon"]), float(element["lat"])))
+            return
+        geometry = element_geometry(element, spec.shape)
+        if geometry is not None and not geometry.is_empty:
+            self.rows.append((kind, name.strip(), geometry))
+
+    def clip(self, boundary: Polygon | MultiPolygon) -> list[Feature]:
+        rows = self.rows
+        if self.node_rows:
+            points = shapely.points(np.array(self.node_xy, dtype=float))
+            rows = rows + [(k, n, p) for (k, n), p in zip(self.node_rows, points, strict=True)]
+        return _clip(rows, boundary)
+
+
 def build_features(
     elements_by_kind: Mapping[str, Iterable[Element]],
     boundary: Polygon | MultiPolygon,
@@ -213,39 +256,12 @@ def build_features(
 ) -> list[Feature]:
     """Return the features of the covered kinds, checked against the tag table, clipped."""
     specs = osm.specs_for(levels or osm.DEFAULT_ADMIN_LEVELS)
-    rows: list[tuple[str, str, BaseGeometry]] = []
-    # Nodes are most of a big pack: their points are made in one vectorized call.
-    node_rows: list[tuple[str, str]] = []
-    node_xy: list[tuple[float, float]] = []
+    rows = _FeatureRows(specs)
     for kind, elements in elements_by_kind.items():
-        spec = specs.get(kind)
-        if spec is None or kind not in covered:
-            continue
-        seen: set[str] = set()
-        for element in elements:
-            key = element_key(element)
-            tags = _tags(element)
-            if key in seen or osm.is_lifecycle(tags):
-                continue
-            # A border query returns the member ways of the boundary relations; a way's own
-            # tags may name another level (a state border that is also the country's).
-            border_way = spec.shape == "border" and element.get("type") == "way"
-            if not border_way and not spec.matches(tags):
-                continue
-            seen.add(key)
-            name = osm.route_name(tags) if kind == "metro-line" else tags.get("name", "")
-            if element.get("type") == "node" and element.get("lat") is not None:
-                node_rows.append((kind, name.strip()))
-                node_xy.append((float(element["lon"]), float(element["lat"])))
-                continue
-            geometry = element_geometry(element, spec.shape)
-            if geometry is None or geometry.is_empty:
-                continue
-            rows.append((kind, name.strip(), geometry))
-    if node_rows:
-        points = shapely.points(np.array(node_xy, dtype=float))
-        rows += [(k, n, p) for (k, n), p in zip(node_rows, points, strict=True)]
-    return _clip(rows, boundary)
+        if kind in specs and kind in covered:
+            for element in elements:
+                rows.add(kind, element)
+    return rows.clip(boundary)
 
 
 # ---------------------------------------------------------------------------- stations
@@ -455,7 +471,9 @@ def build_from_elements(
     levels = osm.admin_levels(country_code, admin_levels)
     specs = osm.specs_for(levels)
     stations: list[Element] = []
-    by_kind: dict[str, list[Element]] = {kind: [] for kind in specs}
+    rows = _FeatureRows(specs)
+    # Each element becomes its features at once: a country's elements (their coordinate
+    # lists above all) are never all held together.
     for element in elements:
         found = _tags(element)
         if (
@@ -464,16 +482,18 @@ def build_from_elements(
             or osm.is_station_candidate(found, modes)
         ):
             stations.append(element)
-        for kind in osm.kinds_of(found, levels=levels):
-            by_kind[kind].append(element)
-    return build_pack(
-        by_kind,
-        stations,
-        boundary,
+        if not found or osm.is_lifecycle(found):
+            continue
+        for kind, spec in specs.items():
+            if spec.matches(found):
+                rows.add(kind, element)
+    return MapPack(
         name=name,
         title=title,
-        modes=modes,
-        covered=specs.keys(),
         attribution=attribution,
-        levels=levels,
+        boundary=boundary,
+        stations=build_stations(stations, boundary, modes),
+        features=tuple(rows.clip(boundary)),
+        kinds=frozenset(specs),
+        country=country_code,
     )
