@@ -70,3 +70,33 @@ def test_progress_and_summary_in_words() -> None:
         "The game has begun and keeps its map; the next game can use “osm-r1”.",
         "© OpenStreetMap contributors, ODbL",
     ]
+
+
+def test_every_kind_a_fetch_reports_is_named_in_words() -> None:
+    from hideseek_chat.chat.texts.maps import KIND_LABELS
+    from hideseek_chat.maps import tags
+
+    kinds = ["station", *tags.specs_for(tags.admin_levels("")).keys()]
+    assert [k for k in kinds if k not in KIND_LABELS] == []
+
+
+def test_every_failure_a_map_job_can_meet_has_its_message() -> None:
+    """The keys ``maps`` raises, but for those of files on the command line."""
+    import re
+    from pathlib import Path
+
+    import hideseek_chat.maps as package
+
+    raised: set[str] = set()
+    for source in Path(package.__file__).parent.glob("*.py"):
+        if source.name != "pbf.py":  # extracts are read by `hideseek-chat map build` only
+            raised |= set(re.findall(r'MapFetchError\(\s*"(map\.[a-z_]+)"', source.read_text()))
+    assert "map.area_too_large" in raised and "map.overpass_failed" in raised
+    fmt = Formatter("en")
+    params = {"title": "Japan", "km": 3000, "max_km": 300, "reason": "busy", "query": "x"}
+    generic = texts.say("no.such.key", {}, fmt)
+    for key in sorted(raised):
+        assert key in texts.map_keys(), key
+        assert texts.say(key, {**params, "modes": ["rail"]}, fmt) != generic, key
+    too_large = texts.say("map.area_too_large", params, fmt)
+    assert "Japan" in too_large and "3000 km" in too_large and "map build" in too_large

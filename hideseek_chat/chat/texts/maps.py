@@ -22,7 +22,7 @@ MODE_LABELS = {
     "ferry": N_("Ferry"),
 }
 
-#: The kinds a fetch reports, in words (others: their slug with spaces).
+#: The kinds a fetch reports, in words: every kind of the tag table (``maps.tags``).
 KIND_LABELS = {
     "station": N_("stations"),
     "park": N_("parks"),
@@ -31,7 +31,7 @@ KIND_LABELS = {
     "aquarium": N_("aquariums"),
     "amusement-park": N_("amusement parks"),
     "golf-course": N_("golf courses"),
-    "cinema": N_("cinemas"),
+    "movie-theater": N_("cinemas"),
     "hospital": N_("hospitals"),
     "library": N_("libraries"),
     "consulate": N_("consulates"),
@@ -42,6 +42,17 @@ KIND_LABELS = {
     "road": N_("streets"),
     "restaurant": N_("restaurants"),
     "school": N_("schools"),
+    "place-of-worship": N_("places of worship"),
+    "rail-station": N_("train stations"),
+    "high-speed-rail": N_("high-speed lines"),
+    "metro-line": N_("metro lines"),
+    "admin-1": N_("1st-level divisions"),
+    "admin-2": N_("2nd-level divisions"),
+    "admin-3": N_("3rd-level divisions"),
+    "admin-4": N_("4th-level divisions"),
+    "admin-1-border": N_("1st-level borders"),
+    "admin-2-border": N_("2nd-level borders"),
+    "international-border": N_("international borders"),
 }
 
 #: What can be wrong with a row of a station list (``maps.stations``).
@@ -169,6 +180,11 @@ plain_texts(
             "again with /map find."
         ),
         "map.failed": N_("⚠️ Getting the map failed. Nothing changed; try again with /map find."),
+        "map.area_too_large": N_(
+            "⚠️ “{title}” is about {km} km across: more than OpenStreetMap's Overpass serves "
+            "(up to {max_km} km). Nothing changed. Choose a smaller area, or have the bot's "
+            "host build this one from an extract (hideseek-chat map build)."
+        ),
     }
 )
 plain(
