@@ -26,6 +26,8 @@ from typing import IO, Any
 from xml.etree import ElementTree
 
 import shapely
+from defusedxml import DefusedXmlException
+from defusedxml import ElementTree as SafeElementTree
 from shapely.geometry import LineString, MultiPoint, MultiPolygon, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
@@ -410,14 +412,7 @@ def import_kml(
     A Placemark's kind is its ExtendedData ``kind``, else its Folder's name when that is a
     kind slug (``museum``, ``bus-stop`` ...), else ``default_kind``; others are ignored.
     """
-    raw = _read_source(source, max_bytes)
-    head = raw[:2000].lower()
-    if b"<!doctype" in head or b"<!entity" in raw.lower():
-        raise MapImportError("not_kml", "DOCTYPE and entities are not allowed")
-    try:
-        root = ElementTree.fromstring(raw)
-    except ElementTree.ParseError as err:
-        raise MapImportError("not_kml", f"not XML: {err}") from None
+    root = parse_xml(_read_source(source, max_bytes))
     if _local(root.tag) != "kml":
         raise MapImportError("not_kml", f"root element is {_local(root.tag)!r}")
     collected = _Collected([], [], [])
@@ -457,6 +452,17 @@ def import_kml(
 
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
+
+
+def parse_xml(raw: bytes) -> ElementTree.Element:
+    """Parse an uploaded XML file safely (defusedxml: no DTD, no entities, no external
+    references); raises ``MapImportError("not_kml", reason)``."""
+    try:
+        return SafeElementTree.fromstring(raw, forbid_dtd=True)
+    except DefusedXmlException:
+        raise MapImportError("not_kml", "DOCTYPE and entities are not allowed") from None
+    except ElementTree.ParseError as err:
+        raise MapImportError("not_kml", f"not XML: {err}") from None
 
 
 def _children(element: ElementTree.Element, name: str) -> list[ElementTree.Element]:

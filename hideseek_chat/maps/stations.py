@@ -15,8 +15,8 @@ import json
 import math
 import re
 from typing import Any
-from xml.etree import ElementTree
 
+from hideseek_chat.geo.imports import MapImportError, parse_xml
 from hideseek_chat.geo.mappack import PACK_KEY, Station
 from hideseek_chat.maps.errors import MapFetchError
 
@@ -195,11 +195,9 @@ def _geojson_rows(content: bytes) -> list[Row]:
 
 
 def _kml_rows(content: bytes) -> list[Row]:
-    if b"<!DOCTYPE" in content or b"<!ENTITY" in content:
-        raise StationListError("format")  # entity expansion: refused unread
     try:
-        root = ElementTree.fromstring(content)
-    except ElementTree.ParseError:
+        root = parse_xml(content)  # no DTD or entities: refused unread
+    except MapImportError:
         raise StationListError("format") from None
     rows: list[Row] = []
     placemarks = [e for e in root.iter() if _local(e.tag) == "Placemark"]
