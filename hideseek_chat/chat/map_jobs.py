@@ -27,12 +27,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hideseek_chat.chat.map_choice import on_map_chosen
-from hideseek_chat.chat.map_clients import KindProgressLike, MapClients
+from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import to_data, use_map
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.geo import MapPack
 from hideseek_chat.geo.mappack import geometry_from_geojson, geometry_to_geojson
 from hideseek_chat.maps.errors import MapFetchError
+from hideseek_chat.maps.fetch import KindProgress
 from hideseek_chat.rules.decisions import GROUP, Notify
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWork
@@ -133,7 +134,7 @@ class _Progress:
         self.kinds: list[tuple[str, int, bool]] = []
         self._last: float | None = None
 
-    def __call__(self, step: KindProgressLike) -> None:
+    def __call__(self, step: KindProgress) -> None:
         self.kinds.append((step.kind, step.count or 0, step.ok))
         if step.done >= step.total:
             return  # the summary follows at once

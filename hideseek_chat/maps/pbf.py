@@ -462,7 +462,7 @@ def build_from_pbf(
 
     The elements ``keep`` selects within the boundary's bounding box are handed, as one
     iterator read once, to ``build(elements, boundary=, name=, title=, modes=)``
-    (``maps.build.build_pack``), which clips to the boundary and groups the stations.
+    (``maps.build.build_from_elements``), which clips to the boundary and groups the stations.
     """
     west, south, east, north = boundary.bounds
     elements = read_elements(

@@ -18,6 +18,8 @@ from hideseek_chat.console.table import CAPABILITIES, Table
 from hideseek_chat.geo import MapPack, load_map_pack
 from hideseek_chat.geo.mappack import Feature
 from hideseek_chat.maps.errors import MapFetchError
+from hideseek_chat.maps.fetch import FetchedPack, KindProgress
+from hideseek_chat.maps.places import Place
 from hideseek_chat.rules.ruleset import Size
 from hideseek_chat.store import UnitOfWorkFactory
 from tests.chat.play import NAMES, START
@@ -25,53 +27,36 @@ from tests.chat.play import NAMES, START
 MODES = ("rail", "subway", "tram", "bus", "ferry")
 
 
-@dataclass(frozen=True)
-class FakePlace:
-    osm_type: str
-    osm_id: int
-    name: str
-    label: str
-    kind: str
-    country_code: str
-    lat: float
-    lon: float
-    boundary: Any = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.osm_type[0]}{self.osm_id}"
-
-
 STILLWATER = load_map_pack("stillwater")
-CITY = FakePlace(
+CITY = Place(
     "relation",
     123,
     "Stillwater",
     "Stillwater · city · United States",
     "city",
-    "us",
+    "US",
     36.1156,
     -97.0584,
     STILLWATER.boundary,
 )
-LIBRARY = FakePlace(
+LIBRARY = Place(
     "node",
     456,
     "Edmon Low Library",
     "Edmon Low Library · library · United States",
     "library",
-    "us",
+    "US",
     36.1228,
     -97.0690,
     None,
 )
-STILLWATER_MN = FakePlace(
+STILLWATER_MN = Place(
     "relation",
     789,
     "Stillwater",
     "Stillwater · city · Minnesota, United States",
     "city",
-    "us",
+    "US",
     45.0564,
     -92.8060,
     Point(-92.806, 45.056).buffer(0.05),
@@ -80,32 +65,16 @@ STILLWATER_MN = FakePlace(
 
 @dataclass
 class FakeGeocoder:
-    places: Sequence[FakePlace] = (CITY, STILLWATER_MN, LIBRARY)
+    places: Sequence[Place] = (CITY, STILLWATER_MN, LIBRARY)
     error: MapFetchError | None = None
     queries: list[str] = field(default_factory=list)
 
-    def search(self, query: str, *, language: str = "en", limit: int = 5) -> list[FakePlace]:
+    def search(self, query: str, *, language: str = "en", limit: int = 5) -> list[Place]:
         self.queries.append(query)
         if self.error is not None:
             raise self.error
         words = query.lower().split(",")[0].strip()
         return [p for p in self.places if words in p.name.lower()][:limit]
-
-
-@dataclass(frozen=True)
-class Progress:
-    kind: str
-    count: int | None
-    ok: bool
-    done: int
-    total: int
-
-
-@dataclass(frozen=True)
-class Fetched:
-    pack: MapPack
-    counts: dict[str, int]
-    failed: tuple[str, ...]
 
 
 #: The kinds the fake fetcher reports, in order (museum: one, made up, near the library).
@@ -131,7 +100,7 @@ class FakeFetcher:
         modes: frozenset[str],
         country_code: str = "",
         progress: Callable[[Any], None] | None = None,
-    ) -> Fetched:
+    ) -> FetchedPack:
         self.calls.append({"boundary": boundary, "name": name, "title": title, "modes": modes})
         counts: dict[str, int] = {}
         failed: list[str] = []
@@ -150,7 +119,7 @@ class FakeFetcher:
             else:
                 failed.append(kind)
             if progress is not None:
-                progress(Progress(kind, count if ok else None, ok, done, len(KINDS)))
+                progress(KindProgress(kind, count if ok else None, ok, done, len(KINDS)))
         features = [f for f in STILLWATER.features if f.kind not in failed]
         if "museum" not in failed:
             features.append(MUSEUM)
@@ -164,7 +133,7 @@ class FakeFetcher:
             title=title,
             attribution="© OpenStreetMap contributors, ODbL",
         )
-        return Fetched(pack, counts, tuple(failed))
+        return FetchedPack(pack, counts, tuple(failed))
 
 
 def pack_name(place_key: str, modes: frozenset[str], radius_m: int | None = None) -> str:

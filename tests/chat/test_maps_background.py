@@ -12,9 +12,10 @@ from datetime import datetime
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities, Driver
 from hideseek_chat.chat.model import ChatKind, CommandIn, Outbound, Sender, SendText
+from hideseek_chat.maps.places import Place
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import MapJobStatus
-from tests.chat.maps_fakes import FakeGeocoder, FakePlace, clients
+from tests.chat.maps_fakes import FakeGeocoder, clients
 from tests.chat.play import START
 
 GROUP = "tg:-100"
@@ -40,7 +41,7 @@ class ThreadedGeocoder(FakeGeocoder):
         self.release = threading.Event()
         self.threads: list[int] = []
 
-    def search(self, query: str, *, language: str = "en", limit: int = 5) -> list[FakePlace]:
+    def search(self, query: str, *, language: str = "en", limit: int = 5) -> list[Place]:
         self.threads.append(threading.get_ident())
         assert self.release.wait(10)
         return super().search(query, language=language, limit=limit)
