@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 STALE_AFTER = timedelta(minutes=15)
 #: Places a search offers.
 MAX_PLACES = 5
+#: A search asked again within this long is answered from the last answer (Nominatim's
+#: usage policy asks clients to cache).
+SEARCH_CACHE = timedelta(days=1)
 
 Clock = Callable[[], datetime]
 
@@ -93,10 +96,28 @@ def _fail(services: Services, job: MapJob, key: str, params: dict[str, Any], now
 
 
 def _search(services: Services, clients: MapClients, job: MapJob, clock: Clock) -> None:
+    with services.uow_factory() as uow:
+        # Nominatim's usage policy: the same search is answered from what it said lately.
+        found = uow.map_jobs.found_before(job.query, job.language, clock() - SEARCH_CACHE)
+    if not found:
+        found = _geocode(clients, job)
+    now = clock()
+    with services.uow_factory() as uow:
+        uow.map_jobs.save_places(job.id, found)
+        uow.map_jobs.finish(job.id, now)
+        labels = [p.label for p in found]
+        notice = Notify(
+            GROUP, "map.places", {"job_id": job.id, "query": job.query, "labels": labels}
+        )
+        uow.outbox.add(job.game_id, [notice], now)
+        uow.commit()
+
+
+def _geocode(clients: MapClients, job: MapJob) -> list[PlaceData]:
     places = list(clients.geocoder.search(job.query, language=job.language, limit=MAX_PLACES))
     if not places:
         raise MapFetchError("map.not_found", query=job.query)
-    found = [
+    return [
         PlaceData(
             place.key,
             place.name,
@@ -109,16 +130,6 @@ def _search(services: Services, clients: MapClients, job: MapJob, clock: Clock) 
         )
         for place in places[:MAX_PLACES]
     ]
-    now = clock()
-    with services.uow_factory() as uow:
-        uow.map_jobs.save_places(job.id, found)
-        uow.map_jobs.finish(job.id, now)
-        labels = [p.label for p in found]
-        notice = Notify(
-            GROUP, "map.places", {"job_id": job.id, "query": job.query, "labels": labels}
-        )
-        uow.outbox.add(job.game_id, [notice], now)
-        uow.commit()
 
 
 # ----------------------------------------------------------------- a fetch

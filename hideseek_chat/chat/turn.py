@@ -50,7 +50,7 @@ class Services:
     map_max_age: timedelta = timedelta(days=30)
     #: a map job's progress message is edited at most this often (seconds of its own time,
     #: read from ``monotonic``): Telegram allows about 20 messages a minute in a group
-    map_progress_every: float = 3.0
+    map_progress_every: float = 6.0
     monotonic: Callable[[], float] = time.monotonic
 
     def ruleset(self, state: GameState) -> Ruleset:

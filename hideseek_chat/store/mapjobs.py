@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from hideseek_chat.store.models import (
@@ -99,6 +99,19 @@ def _job(row: MapJobRow) -> MapJob:
         row.pack_name,
         row.error_key,
         row.finished_at,
+    )
+
+
+def _place(row: MapPlaceRow) -> PlaceData:
+    return PlaceData(
+        row.place_key,
+        row.name,
+        row.label,
+        row.kind,
+        row.country_code,
+        row.lat,
+        row.lon,
+        row.boundary_geojson,
     )
 
 
@@ -262,18 +275,29 @@ class MapJobs:
 
     def place(self, job_id: int, position: int) -> PlaceData | None:
         row = self.session.get(MapPlaceRow, (job_id, position))
-        if row is None:
-            return None
-        return PlaceData(
-            row.place_key,
-            row.name,
-            row.label,
-            row.kind,
-            row.country_code,
-            row.lat,
-            row.lon,
-            row.boundary_geojson,
+        return None if row is None else _place(row)
+
+    def found_before(self, query: str, language: str, since: datetime) -> list[PlaceData]:
+        """The places the newest search for ``query`` (any case) in ``language`` finished
+        after ``since`` found; empty when there was none (the geocoder is asked again)."""
+        job_id = self.session.scalar(
+            select(MapJobRow.id)
+            .where(
+                MapJobRow.kind == MapJobKind.SEARCH,
+                MapJobRow.status == MapJobStatus.DONE,
+                func.lower(MapJobRow.query) == query[:200].lower(),
+                MapJobRow.language == language,
+                MapJobRow.finished_at >= since,
+            )
+            .order_by(MapJobRow.id.desc())
+            .limit(1)
         )
+        if job_id is None:
+            return []
+        rows = self.session.scalars(
+            select(MapPlaceRow).where(MapPlaceRow.job_id == job_id).order_by(MapPlaceRow.position)
+        )
+        return [_place(row) for row in rows]
 
     # ----------------------------------------------------------------- dropped stations
 

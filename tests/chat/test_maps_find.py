@@ -273,3 +273,21 @@ def test_without_editing_only_the_outcome_is_sent(uow_factory: UnitOfWorkFactory
     assert any(t.startswith("⏳ Fetching “Stillwater”") for t in said)
     assert not any("✓" in t and "Fetching" in t for t in said)  # no progress messages
     assert sum("is ready" in t for t in said) == 1
+
+
+def test_the_same_search_within_a_day_is_answered_without_asking_nominatim_again(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    geocoder = FakeGeocoder()
+    table = map_table(uow_factory, clients(geocoder))
+    setup_game(table)
+    table.send("Alice", "/map find Stillwater")
+    table.send("Alice", "/map find stillwater")  # another spelling of the same search
+    again = job_line(table)
+    assert labels(again)[0] == "Stillwater · city · United States"
+    assert geocoder.queries == ["Stillwater"]
+    table.press("Alice", "Stillwater · city · United States")  # the cached places work
+    assert "Which transit counts" in table.said()[-1].text
+    table.wait(timedelta(days=1, minutes=1))
+    table.send("Alice", "/map find Stillwater")
+    assert geocoder.queries == ["Stillwater", "Stillwater"]
