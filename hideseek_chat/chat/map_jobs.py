@@ -28,7 +28,7 @@ from typing import Any
 
 from hideseek_chat.chat.map_choice import on_map_chosen
 from hideseek_chat.chat.map_clients import MapClients
-from hideseek_chat.chat.maps import to_data, use_map
+from hideseek_chat.chat.maps import to_data, use_map, version_name
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.geo import MapPack
 from hideseek_chat.geo.mappack import geometry_from_geojson, geometry_to_geojson
@@ -170,7 +170,7 @@ def _fetch(services: Services, clients: MapClients, job: MapJob, clock: Clock) -
     if request is None:
         raise MapFetchError("map.failed")
     modes = frozenset(request.modes)
-    name = clients.pack_name(request.place_key, modes, request.radius_m)
+    name = version_name(clients.pack_name(request.place_key, modes, request.radius_m), clock())
     boundary = geometry_from_geojson(json.loads(request.boundary_geojson))
     fetched = clients.fetch(
         boundary,
@@ -213,6 +213,10 @@ def _use_if_setting_up(
     loaded = uow.games.for_chat(job.chat_key)
     if loaded is None or loaded.id != job.game_id or loaded.state.phase != Phase.SETUP:
         return False
+    before = uow.chats.prefs(job.chat_key).map_name
+    if before.partition("@")[0] == pack.name.partition("@")[0]:  # a refresh
+        refs = {s.id for s in pack.stations}
+        uow.map_jobs.carry_drops(job.chat_key, before, pack.name, refs, now)
     use_map(uow, services.maps, job.chat_key, pack.name, now)
     state = loaded.state
     by = state.player(state.admin_player_id).ref if state.admin_player_id is not None else ""

@@ -213,6 +213,14 @@ def import_upload(filename: str, content: bytes, name: str) -> MapPack:
     raise ChatError("chat.map_unknown_type", filename=filename)
 
 
+def version_name(base: str, now: datetime) -> str:
+    """The name a fetched or uploaded pack is stored under: its base name, then when. A
+    stored pack then never changes, so a game under way on it and every process's index of
+    it stay right when a group fetches or uploads the same map again
+    (``MapPacks.newest_version`` finds the newest)."""
+    return f"{base}@{now:%Y%m%d%H%M%S}"
+
+
 def upload_name(chat_key: str, filename: str) -> str:
     """A stored pack name for a group's upload: unique per chat and file name."""
     stem = re.sub(r"[^a-z0-9]+", "-", filename.lower().rsplit(".", 1)[0]).strip("-")[:24]

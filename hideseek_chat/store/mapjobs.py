@@ -8,7 +8,7 @@ its status, so two processes never run one job. A job left running longer than `
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -316,6 +316,14 @@ class MapJobs:
                 )
             )
         )
+
+    def carry_drops(
+        self, chat_key: str, old: str, new: str, refs: Collection[str], now: datetime
+    ) -> None:
+        """Drop from pack ``new`` the stations ``chat_key`` dropped from ``old`` that ``new``
+        still has (``refs``): a newer version of a map keeps the group's choices."""
+        for ref in self.dropped(chat_key, old) & frozenset(refs):
+            self.drop(chat_key, new, ref, now)
 
     def drop(self, chat_key: str, pack_name: str, station_ref: str, now: datetime) -> None:
         chat_id = GameRepository(self.session).chat_id(chat_key, now)

@@ -171,6 +171,18 @@ class MapPacks:
         """When the stored pack ``name`` was saved; None when there is none."""
         return self.session.scalar(select(MapPackRow.imported_at).where(MapPackRow.name == name))
 
+    def newest_version(self, base: str) -> tuple[str, datetime] | None:
+        """The newest stored version of ``base`` (named ``base`` or ``base@…``) with the time
+        it was saved; None when there is none."""
+        escaped = base.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        row = self.session.execute(
+            select(MapPackRow.name, MapPackRow.imported_at)
+            .where((MapPackRow.name == base) | MapPackRow.name.like(f"{escaped}@%", escape="\\"))
+            .order_by(MapPackRow.imported_at.desc(), MapPackRow.id.desc())
+            .limit(1)
+        ).first()
+        return None if row is None else (row[0], row[1])
+
     def newest(self, limit: int) -> list[str]:
         """The names of the ``limit`` packs stored last, newest first."""
         query = select(MapPackRow.name).order_by(

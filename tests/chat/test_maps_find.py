@@ -30,6 +30,8 @@ from tests.chat.maps_fakes import (
 from tests.chat.play import HIDER_SPOT, NAMES, STATION, labels, new_table, state_of
 
 CITY_PACK = "osm-r123-subway-tram-bus"  # the small game's default modes
+#: A fetch stores a version of it named by when (the table's clock starts 2026-05-02 09:00).
+CITY_VERSION = f"{CITY_PACK}@20260502090000"
 
 
 def setup_game(table: Table) -> None:
@@ -106,13 +108,13 @@ def test_find_choose_fetch_then_the_game_plays_on_the_fetched_pack(
     assert "© OpenStreetMap contributors, ODbL" in summary.text
     assert fetcher.calls[0]["modes"] == frozenset({"subway", "tram", "bus"})
     assert fetcher.calls[0]["boundary"].equals(STILLWATER.boundary)
-    assert map_name(uow_factory, table) == CITY_PACK
-    assert CITY_PACK in stored(uow_factory)
+    assert map_name(uow_factory, table) == CITY_VERSION
+    assert CITY_VERSION in stored(uow_factory)
 
     # /map says what the game uses now.
     table.send("Alice", "/map")
     info = table.said()[-1].text
-    assert "“Stillwater” (osm-r123-subway-tram-bus)" in info
+    assert f"“Stillwater” ({CITY_VERSION})" in info
     assert "Stations: 171." in info and "museums" in info
     assert "Fetched from OpenStreetMap on 2026-05-02 (Subway, Light rail / tram, Bus)" in info
 
@@ -138,10 +140,10 @@ def test_a_point_result_asks_for_a_radius_first(uow_factory: UnitOfWorkFactory) 
     table.press("Alice", "2 km")
     table.press("Alice", "Fetch the map")
     call = fetcher.calls[0]
-    assert call["name"] == "osm-n456-subway-tram-bus-2000m"
+    assert call["name"] == "osm-n456-subway-tram-bus-2000m@20260502090000"
     assert call["boundary"].contains(call["boundary"].centroid)
     assert abs(call["boundary"].centroid.y - LIBRARY.lat) < 1e-3
-    assert map_name(uow_factory, table) == "osm-n456-subway-tram-bus-2000m"
+    assert map_name(uow_factory, table) == "osm-n456-subway-tram-bus-2000m@20260502090000"
 
 
 def test_a_place_nobody_knows_and_a_failed_search_say_so(uow_factory: UnitOfWorkFactory) -> None:
@@ -183,9 +185,14 @@ def test_a_kind_that_failed_is_reported_and_stays_uncovered(
     assert "museums ✗" in [x for x in table.slot_log if x.slot == summary.slot][-2].text
     assert "Not answered automatically (their download failed): museums." in summary.text
     with uow_factory() as uow:
-        data = uow.maps.load(CITY_PACK)
+        data = uow.maps.load(CITY_VERSION)
         assert data is not None
         assert "museum" not in data.kinds and "park" in data.kinds
+
+
+def _dropped(uow_factory: UnitOfWorkFactory, table: Table, pack: str) -> frozenset[str]:
+    with uow_factory() as uow:
+        return uow.map_jobs.dropped(table.group, pack)
 
 
 def test_a_pack_fetched_lately_is_used_again_and_refresh_fetches_anew(
@@ -202,11 +209,22 @@ def test_a_pack_fetched_lately_is_used_again_and_refresh_fetches_anew(
     table.press("Alice", "Fetch the map")
     assert len(fetcher.calls) == 1
     assert "was already fetched on 2026-05-02: the game uses it now" in table.said()[-1].text
-    assert map_name(uow_factory, table) == CITY_PACK
+    assert map_name(uow_factory, table) == CITY_VERSION
 
+    # A refresh stores a new version beside the old one (a game under way on the old one
+    # keeps it), and the group's left-out station stays left out.
+    table.send("Alice", "/map stations Gallagher")
+    table.press("Alice", STATION)
+    table.press("Alice", "🚫 Leave it out of the game")
+    dropped = _dropped(uow_factory, table, CITY_VERSION)
+    assert len(dropped) == 1
     table.send("Alice", "/map refresh")
     assert len(fetcher.calls) == 2
     assert "is ready" in job_line(table).text
+    refreshed = "osm-r123-subway-tram-bus@20260505090000"
+    assert map_name(uow_factory, table) == refreshed
+    assert {CITY_VERSION, refreshed} <= set(stored(uow_factory))
+    assert _dropped(uow_factory, table, refreshed) == dropped
 
     table.now += timedelta(days=31)  # older than the maximum age: fetched again
     fetch_city(table)

@@ -85,7 +85,7 @@ def test_a_town_found_and_fetched_over_http_is_the_game_s_map(
     summary = table.said()[-1].text
     assert "is ready: 167 stations" in summary, summary
     assert "© OpenStreetMap contributors, ODbL" in summary
-    assert map_in_use(uow_factory, table) == "osm-r129041-bus+ferry+rail+subway+tram"
+    assert map_in_use(uow_factory, table).startswith("osm-r129041-bus+ferry+rail+subway+tram@")
     # Both services were told who asks; Nominatim once, Overpass once per kind.
     assert all(r.user_agent == USER_AGENT for r in nominatim.requests)
     assert all(r.user_agent == USER_AGENT for r in overpass.requests)

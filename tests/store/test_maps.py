@@ -100,3 +100,23 @@ def test_summaries_count_each_packs_stations_and_features(uow_factory: UnitOfWor
         ("stillwater", "Stillwater, OK", 3, 3),
     ]
     assert summaries[0].imported_at.replace(tzinfo=UTC) == NOW
+
+
+def test_the_newest_version_of_a_pack_is_found_by_its_base_name(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    from datetime import timedelta
+
+    base = "osm-r1_2%-rail"  # LIKE's own characters in it match only themselves
+    with uow_factory() as uow:
+        assert uow.maps.newest_version(base) is None
+        for name, days in (
+            (f"{base}@20260502000000", 0),
+            (f"{base}@20260509000000", 7),
+            ("osm-r1x2y-rail@20260601000000", 30),  # what _ and % would match as wildcards
+            (f"{base}-other@20260701000000", 60),  # another base that starts alike
+        ):
+            uow.maps.save(replace(PACK, name=name), NOW + timedelta(days=days))
+        uow.commit()
+    with uow_factory() as uow:
+        assert uow.maps.newest_version(base) == (f"{base}@20260509000000", NOW + timedelta(days=7))

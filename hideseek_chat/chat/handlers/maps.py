@@ -20,7 +20,7 @@ from hideseek_chat.chat.keyboards import Press
 from hideseek_chat.chat.map_choice import map_chosen, map_pack
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.map_jobs import job_slot
-from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, to_data, upload_name, use_map
+from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, to_data, upload_name, use_map, version_name
 from hideseek_chat.chat.model import EditButtons, FileIn, Outbound, SendText
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.texts.maps import mode_label
@@ -201,14 +201,14 @@ def _start_fetch(turn: Turn, clients: MapClients, request: FetchRequest) -> list
     if any(j.kind == MapJobKind.FETCH for j in uow.map_jobs.active(turn.game_id)):
         raise ChatError("chat.map_busy")
     modes = frozenset(request.modes)
-    name = clients.pack_name(request.place_key, modes, request.radius_m)
-    stored_at = uow.maps.imported_at(name)
+    stored = uow.maps.newest_version(clients.pack_name(request.place_key, modes, request.radius_m))
     shown = {"title": request.title, "modes": list(request.modes)}
     if (
         not request.refresh
-        and stored_at is not None
-        and msg.at - stored_at <= turn.services.map_max_age
+        and stored is not None
+        and msg.at - stored[1] <= turn.services.map_max_age
     ):
+        name, stored_at = stored
         use_map(uow, turn.services.maps, turn.game_chat(), name, msg.at)
         turn.wrote()
         reused = map_pack(turn, name)
@@ -363,7 +363,7 @@ def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
         key = "chat.station_list_bad" if error.row else "chat.station_list_unusable"
         raise ChatError(key, filename=filename, row=error.row, problem=error.problem) from None
     chat = turn.game_chat()
-    new_name = upload_name(chat, "stations")
+    new_name = version_name(upload_name(chat, "stations"), msg.at)
     title = pack.title or name
     replaced = MapPack(
         name=new_name,

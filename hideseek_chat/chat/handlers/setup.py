@@ -18,6 +18,7 @@ from hideseek_chat.chat.maps import (
     to_data,
     upload_name,
     use_map,
+    version_name,
 )
 from hideseek_chat.chat.model import EditButtons, FileIn, Outbound, SendText
 from hideseek_chat.chat.parsing import parse_newgame
@@ -444,7 +445,7 @@ def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
     if msg.size > MAX_UPLOAD_BYTES or msg.content is None:
         raise ChatError("chat.map_too_big", limit=MAX_UPLOAD_BYTES)
     chat = turn.game_chat()
-    name = upload_name(chat, msg.filename)
+    name = version_name(upload_name(chat, msg.filename), msg.at)
     pack = import_upload(msg.filename, msg.content, name)
     turn.uow.maps.save(to_data(pack), msg.at)
     use_map(turn.uow, turn.services.maps, chat, name, msg.at)
