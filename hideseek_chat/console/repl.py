@@ -21,7 +21,7 @@ from hideseek_chat.console.steps import (
     read_script,
 )
 from hideseek_chat.console.table import Table
-from hideseek_chat.console.transcript import Transcript
+from hideseek_chat.console.transcript import CONSOLE_ZONE, Transcript
 
 Write = Callable[[str], None]
 
@@ -52,7 +52,8 @@ def run_console(
         table = session.table
         transcript = Transcript(table, write, pin_every=None)
         write(
-            f"Hide+Seek console (seed {seed}); simulated time {table.now:%Y-%m-%d %H:%M} UTC."
+            f"Hide+Seek console (seed {seed}); simulated time "
+            f"{table.now.astimezone(CONSOLE_ZONE):%Y-%m-%d %H:%M} ({CONSOLE_ZONE.key})."
             " Type help for the commands; start with: @alice /newgame"
         )
         for raw in lines:
@@ -76,7 +77,7 @@ def run_console(
                 write(f"error: the bot failed on that ({type(error).__name__}: {error})")
             transcript.flush(final=True)
             if step is not None and step.kind == "wait":
-                write(f"[{table.now:%H:%M}] (simulated time)")
+                write(f"[{table.now.astimezone(CONSOLE_ZONE):%H:%M}] (simulated time)")
     return 0
 
 

@@ -20,12 +20,13 @@ from sqlalchemy.engine import Engine
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.console.table import Table
+from hideseek_chat.console.transcript import CONSOLE_ZONE
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset
 from hideseek_chat.store import make_engine, migrate, unit_of_work_factory
 
 #: Games at the table start at this (simulated) time unless told otherwise.
-DEFAULT_START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+DEFAULT_START = datetime(2026, 5, 2, 9, 0, tzinfo=CONSOLE_ZONE).astimezone(UTC)  # 09:00 there
 
 
 @dataclass

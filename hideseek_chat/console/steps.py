@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from hideseek_chat.console.table import ButtonNotFound, Table
+from hideseek_chat.console.transcript import CONSOLE_ZONE
 
 #: Things a person does; "wait", "show", "help" and "quit" belong to nobody.
 PERSON_KINDS = ("say", "pin", "live", "press", "photo", "upload")
@@ -274,11 +275,15 @@ def script_step(value: dict[str, Any]) -> Step:
 def perform(table: Table, step: Step, *, files: Path | None = None) -> None:
     """Do a person's step, or a wait, at ``table``; raise StepError if it cannot be done."""
     if step.until is not None:
+        # A clock time is read as the transcript shows it: the console's zone, DST-aware.
         hour, minute = step.until
-        target = table.now.replace(hour=hour, minute=minute, second=0, microsecond=0)
-        if target < table.now:
-            target += timedelta(days=1)
-        table.wait(target - table.now)
+        local = table.now.astimezone(CONSOLE_ZONE)
+        day = local.date()
+        target = datetime(day.year, day.month, day.day, hour, minute, tzinfo=CONSOLE_ZONE)
+        if target < local:
+            day += timedelta(days=1)
+            target = datetime(day.year, day.month, day.day, hour, minute, tzinfo=CONSOLE_ZONE)
+        table.wait(target.astimezone(UTC) - table.now)
     if step.kind == "wait":
         if step.wait:
             table.wait(step.wait)

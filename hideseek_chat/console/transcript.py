@@ -16,11 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import timedelta, tzinfo
+from zoneinfo import ZoneInfo
 
 from hideseek_chat.console.table import Line, Table
 
 Write = Callable[[str], None]
+
+#: The console's games play on the Stillwater map by default: their transcripts read its
+#: clock, as its players do (``tests/console`` checks it is the map's zone).
+CONSOLE_ZONE = ZoneInfo("America/Chicago")
 
 
 def button_rows(line: Line) -> str:
@@ -40,6 +45,8 @@ class Transcript:
     #: toast texts not worth a mention (the plain acknowledgement of a press)
     quiet_toasts: frozenset[str] = frozenset({"Done."})
     show_status: bool = False
+    #: the zone of the timestamps
+    time_zone: tzinfo = CONSOLE_ZONE
     printed: int = 0  # the id of the newest line looked at
     _held: dict[tuple[str, str], Line] = field(default_factory=dict)
     _last_pin: dict[tuple[str, str], Line] = field(default_factory=dict)
@@ -91,7 +98,7 @@ class Transcript:
         label = self.chat_label(line.chat)
         widest = max((len(f"→ {p.name} (private)") for p in self.table.people.values()), default=0)
         self._width = max(self._width, len(label), widest)
-        head = f"[{line.at:%H:%M}] {label:<{self._width}}  "
+        head = f"[{line.at.astimezone(self.time_zone):%H:%M}] {label:<{self._width}}  "
         pad = " " * len(head)
         if line.kind == "press":
             text = f"{line.author} pressed [{line.text}]"

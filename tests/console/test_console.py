@@ -263,3 +263,11 @@ def test_the_console_command_reads_piped_input(
     assert main(["console", "--seed", "5"]) == 0
     out = capsys.readouterr().out
     assert "(seed 5)" in out and "error: unknown command 'bogus'" in out and "bob joined" in out
+
+
+def test_the_console_reads_the_clock_of_its_default_map() -> None:
+    """The transcript's timestamps are in the zone a game on the Stillwater map gets."""
+    from hideseek_chat.console.transcript import CONSOLE_ZONE
+    from hideseek_chat.geo import load_map_pack, pack_time_zone
+
+    assert pack_time_zone(load_map_pack("stillwater")) == CONSOLE_ZONE.key
