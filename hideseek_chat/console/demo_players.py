@@ -101,6 +101,7 @@ class RoundSecret:
     revealed_after: int = 0  # the newest line id before the hider confirmed the catch
 
 
+
 class DemoPlayers:
     """The two scripted players at a session's table, and the simulated time they spend."""
 

@@ -191,17 +191,8 @@ def answer_measuring(
 
     def result(answer: str | None, reason: str) -> MeasuringResult:
         return MeasuringResult(
-            answer,
-            reason,
-            subject,
-            None,
-            None,
-            None,
-            None,
-            seeker.accuracy_m,
-            hider.accuracy_m,
-            False,
-            hider.basis,
+            answer, reason, subject, None, None, None, None,
+            seeker.accuracy_m, hider.accuracy_m, False, hider.basis,
         )
 
     if subject == "sea-level":
@@ -249,7 +240,9 @@ class MatchingResult:
     hider_basis: HiderPosition
 
 
-def answer_matching(index: MapIndex, subject: str, seeker: Pin, hider: HiderFix) -> MatchingResult:
+def answer_matching(
+    index: MapIndex, subject: str, seeker: Pin, hider: HiderFix
+) -> MatchingResult:
     """Answer "is your nearest <subject> the same as mine?" for map-based subjects.
 
     Divisions (``admin-1`` .. ``admin-4``, ``landmass``, ``zone``) compare the polygon
@@ -265,12 +258,10 @@ def answer_matching(index: MapIndex, subject: str, seeker: Pin, hider: HiderFix)
     kind = ROAD_KIND if named_only else subject
     if not index.has_data_for(kind):
         return _matching(None, "no_map_data", subject, hider)
-    hider_hits = _nearest_with_rivals(
-        index, kind, hider.lat, hider.lon, hider.accuracy_or_zero, named_only
-    )
-    seeker_hits = _nearest_with_rivals(
-        index, kind, seeker.lat, seeker.lon, seeker.accuracy_or_zero, named_only
-    )
+    hider_hits = _nearest_with_rivals(index, kind, hider.lat, hider.lon, hider.accuracy_or_zero,
+                                      named_only)
+    seeker_hits = _nearest_with_rivals(index, kind, seeker.lat, seeker.lon,
+                                       seeker.accuracy_or_zero, named_only)
     if not hider_hits or not seeker_hits:
         return _matching(NULL_ANSWER, "no_feature_in_boundary", subject, hider)
     if named_only:
@@ -307,7 +298,9 @@ def _nearest_with_rivals(
     return index.ranked(kind, lat, lon, 2 * accuracy + TIE_EPSILON_M)
 
 
-def _matching(answer: str | None, reason: str, subject: str, hider: HiderFix) -> MatchingResult:
+def _matching(
+    answer: str | None, reason: str, subject: str, hider: HiderFix
+) -> MatchingResult:
     return MatchingResult(answer, reason, subject, "", "", None, None, False, hider.basis)
 
 
@@ -323,15 +316,9 @@ def _matching_division(
     if hider_in is None or seeker_in is None:
         result = _matching(None, "not_in_any_division", subject, hider)
         return MatchingResult(
-            None,
-            result.reason,
-            subject,
-            hider_in.name if hider_in else "",
-            seeker_in.name if seeker_in else "",
-            hider_edge,
-            seeker_edge,
-            False,
-            hider.basis,
+            None, result.reason, subject,
+            hider_in.name if hider_in else "", seeker_in.name if seeker_in else "",
+            hider_edge, seeker_edge, False, hider.basis,
         )
     unsure = hider_edge <= hider.accuracy_or_zero + TIE_EPSILON_M or (
         seeker_edge <= seeker.accuracy_or_zero + TIE_EPSILON_M
@@ -413,12 +400,10 @@ def answer_tentacle(
     """
     apart = distance_m(seeker.lat, seeker.lon, hider.lat, hider.lon)
 
-    def result(
-        answer: str | None, reason: str, hits: tuple[Hit[Feature], ...] = (), unsure: bool = False
-    ) -> TentacleResult:
-        return TentacleResult(
-            answer, reason, subject, reach_m, apart, None, None, hits, unsure, hider.basis
-        )
+    def result(answer: str | None, reason: str, hits: tuple[Hit[Feature], ...] = (),
+               unsure: bool = False) -> TentacleResult:
+        return TentacleResult(answer, reason, subject, reach_m, apart, None, None, hits,
+                              unsure, hider.basis)
 
     if not index.has_data_for(subject):
         return result(None, "no_map_data")
@@ -429,8 +414,7 @@ def answer_tentacle(
     rows = index.within(subject, seeker.lat, seeker.lon, reach_m)
     # One hit per place, the row nearest the seeker: two rows of one museum are one museum.
     in_reach = tuple(
-        hit
-        for n, hit in enumerate(rows)
+        hit for n, hit in enumerate(rows)
         if not any(index.same_place(subject, hit.item, seen.item) for seen in rows[:n])
     )
     if apart > reach_m:
@@ -450,17 +434,8 @@ def answer_tentacle(
         for distance, n in to_hider[1:]
     )
     return TentacleResult(
-        feature.name,
-        "ok",
-        subject,
-        reach_m,
-        apart,
-        feature,
-        best_distance,
-        in_reach,
-        edge_unsure or rival,
-        hider.basis,
-        index.place_names(subject, feature),
+        feature.name, "ok", subject, reach_m, apart, feature, best_distance, in_reach,
+        edge_unsure or rival, hider.basis, index.place_names(subject, feature),
     )
 
 

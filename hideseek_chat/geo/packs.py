@@ -14,7 +14,9 @@ _CACHE: dict[str, MapPack] = {}
 def builtin_map_packs() -> tuple[str, ...]:
     """Return the names of the shipped map packs."""
     maps = resources.files("hideseek_chat.geo") / "maps"
-    return tuple(sorted(item.name for item in maps.iterdir() if (item / "pack.geojson").is_file()))
+    return tuple(
+        sorted(item.name for item in maps.iterdir() if (item / "pack.geojson").is_file())
+    )
 
 
 def load_map_pack(name: str) -> MapPack:

@@ -161,18 +161,8 @@ _UNCERTAINTY = re.compile(r";u=(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?)|([-+])|([°'\"])|([NSEWnsew])|([,;]))")
 _NORMALISE = str.maketrans(
-    {
-        "−": "-",
-        "–": "-",
-        "º": "°",
-        "˚": "°",
-        "′": "'",
-        "’": "'",
-        "‘": "'",
-        "″": '"',
-        "”": '"',
-        "“": '"',
-    }
+    {"−": "-", "–": "-", "º": "°", "˚": "°", "′": "'", "’": "'", "‘": "'", "″": '"', "”": '"',
+     "“": '"'}
 )
 
 
@@ -271,7 +261,7 @@ def _tokenise(text: str) -> list[tuple[str, str]]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if not match or match.end() == pos:
-            raise PinRejected("garbage", f"unexpected {text[pos : pos + 10]!r}")
+            raise PinRejected("garbage", f"unexpected {text[pos:pos + 10]!r}")
         pos = match.end()
         number, sign, mark, hemi, sep = match.groups()
         if number is not None:

@@ -152,7 +152,9 @@ class _Layer(Generic[T]):
             d0 = float(nearest[1][0])
             reach = k * (d0 + extra_m) + 1.0
             candidates = self.tree.query(query, predicate="dwithin", distance=reach)
-        hits = [Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates]
+        hits = [
+            Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates
+        ]
         hits.sort(key=lambda hit: hit.distance_m)
         if hits:
             limit = hits[0].distance_m + extra_m
@@ -169,7 +171,9 @@ class _Layer(Generic[T]):
             candidates = np.arange(len(self.items))
         else:
             candidates = self.tree.query(query, predicate="dwithin", distance=k * radius_m + 1.0)
-        hits = [Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates]
+        hits = [
+            Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates
+        ]
         hits = [hit for hit in hits if hit.distance_m <= radius_m]
         hits.sort(key=lambda hit: hit.distance_m)
         return hits
@@ -259,7 +263,9 @@ class MapIndex:
         hits = self._layer(kind, named_only=True).ranked(lat, lon)
         return hits[0] if hits else None
 
-    def ranked_named(self, kind: str, lat: float, lon: float, extra_m: float) -> list[Hit[Feature]]:
+    def ranked_named(
+        self, kind: str, lat: float, lon: float, extra_m: float
+    ) -> list[Hit[Feature]]:
         """Like :meth:`ranked`, over named features only."""
         return self._layer(kind, named_only=True).ranked(lat, lon, extra_m)
 

@@ -320,7 +320,9 @@ def _on_answer(
     r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
 ) -> list[Decision]:
     assert isinstance(e, QuestionAnswered)
-    return questions.answer(s, r, _need(p), e.answer, e.detail, e.record_id, now, caption=e.caption)
+    return questions.answer(
+        s, r, _need(p), e.answer, e.detail, e.record_id, now, caption=e.caption
+    )
 
 
 def _on_keep(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:

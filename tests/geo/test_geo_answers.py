@@ -110,10 +110,10 @@ def test_thermometer_equal_distances_is_colder_and_flagged() -> None:
     end = Pin(36.11, -97.07, NOW, accuracy_m=0.0)  # mirror image: almost equal distances
     result = answer_thermometer(start, end, hider, 100)
     assert abs(result.start_distance_m - result.end_distance_m) < 30
-    assert result.answer == (
-        "hotter" if result.end_distance_m < result.start_distance_m else "colder"
-    )
-    tied = answer_thermometer(start, start.__class__(36.13, -97.07, NOW, accuracy_m=0.0), hider, 0)
+    assert result.answer == ("hotter" if result.end_distance_m < result.start_distance_m
+                             else "colder")
+    tied = answer_thermometer(start, start.__class__(36.13, -97.07, NOW, accuracy_m=0.0),
+                              hider, 0)
     assert tied.answer == "colder" and tied.too_close_to_call
 
 
@@ -182,9 +182,7 @@ def test_matching_quadrants(
 ) -> None:
     result = answer_matching(index, "admin-4", pin(seeker_place), live_hider(hider_place))
     assert (result.answer, result.hider_value, result.seeker_value) == (
-        answer,
-        hider_quadrant,
-        seeker_quadrant,
+        answer, hider_quadrant, seeker_quadrant
     )
     assert not result.too_close_to_call
 
@@ -198,7 +196,8 @@ def test_matching_quadrant_near_mcelroy_is_too_close_to_call(index: MapIndex) ->
 
 
 def test_matching_nearest_restaurant_and_school(index: MapIndex) -> None:
-    same = answer_matching(index, "restaurant", pin((36.12210, -97.06430)), live_hider(ESKIMO_JOES))
+    same = answer_matching(index, "restaurant", pin((36.12210, -97.06430)),
+                           live_hider(ESKIMO_JOES))
     assert same.answer == "yes" and same.hider_value == "Eskimo Joe's"
     other = answer_matching(index, "restaurant", pin(MEDICAL_CENTER), live_hider(ESKIMO_JOES))
     assert (other.answer, other.seeker_value) == ("no", "McDonald's")
@@ -214,17 +213,15 @@ def test_matching_nearest_restaurant_and_school(index: MapIndex) -> None:
 
 def test_matching_nearest_restaurant_rivals_make_it_too_close(index: MapIndex) -> None:
     # Near Hester & 4th South several restaurants are within a few metres of each other.
-    result = answer_matching(
-        index, "restaurant", pin(HESTER_4TH_SOUTH, 5), live_hider(HESTER_4TH_SOUTH, 5)
-    )
+    result = answer_matching(index, "restaurant", pin(HESTER_4TH_SOUTH, 5),
+                             live_hider(HESTER_4TH_SOUTH, 5))
     assert result.answer == "yes"
     assert result.too_close_to_call  # Hideaway Pizza 205 m, Nooki 207 m
 
 
 def test_matching_street(index: MapIndex) -> None:
-    result = answer_matching(
-        index, "street", pin(STUDENT_UNION, 3), live_hider(HESTER_4TH_SOUTH, 1)
-    )
+    result = answer_matching(index, "street", pin(STUDENT_UNION, 3),
+                             live_hider(HESTER_4TH_SOUTH, 1))
     assert result.answer == "yes"
     assert result.hider_value == result.seeker_value == "South Hester Street"
     other = answer_matching(index, "street", pin(MEDICAL_CENTER), live_hider(HESTER_4TH_SOUTH))
@@ -291,11 +288,7 @@ def test_the_public_view_of_an_answer_holds_no_hider_numbers(index: MapIndex) ->
     ]
     for result in results:
         view = public_answer(result)
-        assert {f.name for f in dataclasses.fields(view)} == {
-            "answer",
-            "reason",
-            "too_close_to_call",
-        }
+        assert {f.name for f in dataclasses.fields(view)} == {"answer", "reason", "too_close_to_call"}
         assert view.answer == result.answer and view.reason == result.reason
         # no distance, accuracy, station or feature of the hider survives
         assert not any(isinstance(v, float) for v in dataclasses.astuple(view))

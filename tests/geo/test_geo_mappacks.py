@@ -43,18 +43,8 @@ def test_stillwater_pack_contents() -> None:
     assert pack.station("2").routes == ("Brown", "Scarlet", "White", "Orange", "Black", "Gold")
     assert pack.station("45").name == "Stillwater Airport"
     assert pack.station("45-2").name == "Washington & Airport"  # stop number 45 used twice
-    assert set(pack.routes) == {
-        "Black",
-        "Blue",
-        "Brown",
-        "Gold",
-        "Gray",
-        "Green",
-        "Orange",
-        "Purple",
-        "Scarlet",
-        "White",
-    }
+    assert set(pack.routes) == {"Black", "Blue", "Brown", "Gold", "Gray", "Green", "Orange",
+                                "Purple", "Scarlet", "White"}
     assert len(pack.features_of("restaurant")) == 92
     # The OSU Experimental Farm school and two parks lie outside the city limits.
     assert len(pack.features_of("school")) == 19
@@ -77,12 +67,8 @@ def test_shipped_pack_matches_a_rebuild_from_the_source() -> None:
     ("text", "name", "number", "routes"),
     [
         ("Hester & 4th South (157) (Scarlet)", "Hester & 4th South", "157", ("Scarlet",)),
-        (
-            "*Student Union (2) (Brown,Scarlet,White)",
-            "Student Union",
-            "2",
-            ("Brown", "Scarlet", "White"),
-        ),
+        ("*Student Union (2) (Brown,Scarlet,White)", "Student Union", "2",
+         ("Brown", "Scarlet", "White")),
         ("*Stillwater Medical Center (77)", "Stillwater Medical Center", "77", ()),
         ("*MMTT", "MMTT", "", ()),
     ],
@@ -119,23 +105,14 @@ def test_cairns_gtfs() -> None:
 
 def _write_feed(folder: Path, stops: list[list[str]], *, drop: str | None = None) -> None:
     files = {
-        "stops.txt": [
-            ["stop_id", "stop_name", "stop_lat", "stop_lon", "location_type", "parent_station"],
-            *stops,
-        ],
-        "routes.txt": [
-            ["route_id", "route_short_name", "route_long_name"],
-            ["r1", "", "Red"],
-            ["r2", "2", "Blue"],
-        ],
-        "trips.txt": [["route_id", "service_id", "trip_id"], ["r1", "s", "t1"], ["r2", "s", "t2"]],
-        "stop_times.txt": [
-            ["trip_id", "stop_id", "stop_sequence"],
-            ["t1", "a1", "1"],
-            ["t1", "b", "2"],
-            ["t2", "a2", "1"],
-            ["t2", "far", "2"],
-        ],
+        "stops.txt": [["stop_id", "stop_name", "stop_lat", "stop_lon", "location_type",
+                       "parent_station"], *stops],
+        "routes.txt": [["route_id", "route_short_name", "route_long_name"], ["r1", "", "Red"],
+                       ["r2", "2", "Blue"]],
+        "trips.txt": [["route_id", "service_id", "trip_id"], ["r1", "s", "t1"],
+                      ["r2", "s", "t2"]],
+        "stop_times.txt": [["trip_id", "stop_id", "stop_sequence"], ["t1", "a1", "1"],
+                           ["t1", "b", "2"], ["t2", "a2", "1"], ["t2", "far", "2"]],
     }
     folder.mkdir(parents=True, exist_ok=True)
     for name, rows in files.items():
@@ -146,17 +123,14 @@ def _write_feed(folder: Path, stops: list[list[str]], *, drop: str | None = None
 
 
 def test_gtfs_folder_parent_stations_and_boundary_dropping(tmp_path: Path) -> None:
-    _write_feed(
-        tmp_path,
-        [
-            ["A", "Central", "10.0", "20.0", "1", ""],
-            ["a1", "Central platform 1", "10.0001", "20.0", "0", "A"],
-            ["a2", "Central platform 2", "10.0002", "20.0", "0", "A"],
-            ["e1", "Central entrance", "10.0003", "20.0", "2", "A"],
-            ["b", "Market", "10.01", "20.01", "", ""],
-            ["far", "Far away", "11.0", "21.0", "0", ""],
-        ],
-    )
+    _write_feed(tmp_path, [
+        ["A", "Central", "10.0", "20.0", "1", ""],
+        ["a1", "Central platform 1", "10.0001", "20.0", "0", "A"],
+        ["a2", "Central platform 2", "10.0002", "20.0", "0", "A"],
+        ["e1", "Central entrance", "10.0003", "20.0", "2", "A"],
+        ["b", "Market", "10.01", "20.01", "", ""],
+        ["far", "Far away", "11.0", "21.0", "0", ""],
+    ])
     pack = import_gtfs(tmp_path, name="t", boundary=box(19.9, 9.9, 20.1, 10.1))
     assert [s.id for s in pack.stations] == ["A", "b"]  # "far" is outside the boundary
     assert pack.station("A").routes == ("2", "Red")
@@ -189,33 +163,23 @@ def test_gtfs_bad_files(tmp_path: Path) -> None:
 
 
 def _geojson() -> dict[str, object]:
-    def feature(
-        kind: str | None, name: str | None, geometry: dict[str, object], **extra: object
-    ) -> dict[str, object]:
-        return {
-            "type": "Feature",
-            "properties": {"kind": kind, "name": name, **extra},
-            "geometry": geometry,
-        }
+    def feature(kind: str | None, name: str | None, geometry: dict[str, object],
+                **extra: object) -> dict[str, object]:
+        return {"type": "Feature", "properties": {"kind": kind, "name": name, **extra},
+                "geometry": geometry}
 
     square = [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]
     return {
         "type": "FeatureCollection",
         "features": [
             feature("boundary", "Test town", {"type": "Polygon", "coordinates": square}),
-            feature(
-                "bus-stop",
-                "Main St",
-                {"type": "Point", "coordinates": [0.5, 0.5]},
-                id="7",
-                routes="Red, Blue",
-            ),
+            feature("bus-stop", "Main St", {"type": "Point", "coordinates": [0.5, 0.5]},
+                    id="7", routes="Red, Blue"),
             feature("station", "Outside", {"type": "Point", "coordinates": [2, 2]}),
             feature("museum", "Museum of Tests", {"type": "Point", "coordinates": [0.2, 0.2]}),
             feature("museum", "Far museum", {"type": "Point", "coordinates": [5, 5]}),
-            feature(
-                "road", "Long Road", {"type": "LineString", "coordinates": [[-1, 0.5], [2, 0.5]]}
-            ),
+            feature("road", "Long Road",
+                    {"type": "LineString", "coordinates": [[-1, 0.5], [2, 0.5]]}),
             feature(None, "no kind", {"type": "Point", "coordinates": [0.3, 0.3]}),
         ],
     }
@@ -225,7 +189,8 @@ def test_geojson_import_drops_and_clips_outside_features(tmp_path: Path) -> None
     path = tmp_path / "town.geojson"
     path.write_text(json.dumps(_geojson()), encoding="utf-8")
     pack = import_geojson(path, name="town", kinds=["zoo"])
-    assert [(s.id, s.name, s.routes) for s in pack.stations] == [("7", "Main St", ("Red", "Blue"))]
+    assert [(s.id, s.name, s.routes) for s in pack.stations] == [("7", "Main St",
+                                                                  ("Red", "Blue"))]
     assert [f.name for f in pack.features_of("museum")] == ["Museum of Tests"]
     road = pack.features_of("road")[0]
     assert road.geometry.bounds == (0.0, 0.5, 1.0, 0.5)  # clipped to the boundary
@@ -241,36 +206,14 @@ def test_geojson_import_drops_and_clips_outside_features(tmp_path: Path) -> None
         (json.dumps({"type": "Feature"}).encode(), "not_geojson"),
         (json.dumps({"type": "FeatureCollection", "features": {}}).encode(), "not_geojson"),
         (json.dumps({"type": "FeatureCollection", "features": []}).encode(), "no_boundary"),
-        (
-            json.dumps(
-                {
-                    "type": "FeatureCollection",
-                    "features": [
-                        {
-                            "type": "Feature",
-                            "properties": {"kind": "park"},
-                            "geometry": {"type": "Point", "coordinates": ["x", 1]},
-                        }
-                    ],
-                }
-            ).encode(),
-            "bad_geometry",
-        ),
-        (
-            json.dumps(
-                {
-                    "type": "FeatureCollection",
-                    "features": [
-                        {
-                            "type": "Feature",
-                            "properties": {"kind": "DROP TABLE;"},
-                            "geometry": {"type": "Point", "coordinates": [1, 1]},
-                        }
-                    ],
-                }
-            ).encode(),
-            "bad_kind",
-        ),
+        (json.dumps({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {"kind": "park"},
+             "geometry": {"type": "Point", "coordinates": ["x", 1]}}]}).encode(),
+         "bad_geometry"),
+        (json.dumps({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {"kind": "DROP TABLE;"},
+             "geometry": {"type": "Point", "coordinates": [1, 1]}}]}).encode(),
+         "bad_kind"),
     ],
 )
 def test_geojson_bad_files(payload: bytes, reason: str) -> None:
@@ -321,7 +264,8 @@ def test_kml_import(tmp_path: Path) -> None:
     path.write_text(KML, encoding="utf-8")
     pack = import_kml(path, name="kml")
     assert pack.boundary.bounds == (0.0, 0.0, 1.0, 1.0)
-    assert [(s.id, s.name, s.routes) for s in pack.stations] == [("s7", "Main St", ("Red", "Blue"))]
+    assert [(s.id, s.name, s.routes) for s in pack.stations] == [("s7", "Main St",
+                                                                  ("Red", "Blue"))]
     assert [f.name for f in pack.features_of("museum")] == ["Museum of Tests"]
     assert pack.features_of("body-of-water")[0].geometry.bounds == (0.1, 0.9, 1.0, 0.9)
     with_default = import_kml(KML.encode(), name="kml", default_kind="park")
@@ -334,11 +278,9 @@ def test_kml_import(tmp_path: Path) -> None:
         (b"<kml><Document>", "not_kml"),
         (b"<gpx></gpx>", "not_kml"),
         (b'<?xml version="1.0"?><!DOCTYPE kml [<!ENTITY a "aaaa">]><kml>&a;</kml>', "not_kml"),
-        (
-            b'<kml><Placemark><ExtendedData><Data name="kind"><value>park</value></Data>'
-            b"</ExtendedData><Point><coordinates>abc</coordinates></Point></Placemark></kml>",
-            "bad_geometry",
-        ),
+        (b'<kml><Placemark><ExtendedData><Data name="kind"><value>park</value></Data>'
+         b"</ExtendedData><Point><coordinates>abc</coordinates></Point></Placemark></kml>",
+         "bad_geometry"),
         (b"<kml><Document></Document></kml>", "no_boundary"),
     ],
 )
@@ -369,5 +311,6 @@ def test_geo_never_imports_chat_or_storage_libraries() -> None:
     package = Path(__file__).resolve().parents[2] / "hideseek_chat" / "geo"
     for source in package.rglob("*.py"):
         text = source.read_text(encoding="utf-8")
-        for banned in ("import telegram", "from telegram", "import sqlalchemy", "from sqlalchemy"):
+        for banned in ("import telegram", "from telegram", "import sqlalchemy",
+                       "from sqlalchemy"):
             assert banned not in text, f"{source.name} uses {banned}"

@@ -66,11 +66,8 @@ def test_decimal_forms_and_links_give_the_same_point(text: str) -> None:
     ("text", "lat", "lon"),
     [
         ("36°06'56.2\"N 97°03'30.2\"W", 36 + 6 / 60 + 56.2 / 3600, -(97 + 3 / 60 + 30.2 / 3600)),
-        (
-            "36° 6' 56.2\" N, 97° 3' 30.2\" W",
-            36 + 6 / 60 + 56.2 / 3600,
-            -(97 + 3 / 60 + 30.2 / 3600),
-        ),
+        ("36° 6' 56.2\" N, 97° 3' 30.2\" W", 36 + 6 / 60 + 56.2 / 3600,
+         -(97 + 3 / 60 + 30.2 / 3600)),
         ("36°06′56″N 97°03′30″W", 36 + 6 / 60 + 56 / 3600, -(97 + 3 / 60 + 30 / 3600)),
         ("N 36°06.937' W 97°03.504'", 36 + 6.937 / 60, -(97 + 3.504 / 60)),
         ("36°06'56.2\", -97°03'30.2\"", 36 + 6 / 60 + 56.2 / 3600, -(97 + 3 / 60 + 30.2 / 3600)),
@@ -162,13 +159,8 @@ def test_chat_location_fields() -> None:
     sent = datetime(2025, 5, 1, 11, 50, tzinfo=UTC)
     edited = datetime(2025, 5, 1, 11, 59, tzinfo=UTC)
     live = pin_from_location(
-        36.1219912,
-        -97.0677365,
-        date=sent,
-        edit_date=edited,
-        horizontal_accuracy=12.5,
-        live_period=3600,
-        heading=90,
+        36.1219912, -97.0677365, date=sent, edit_date=edited, horizontal_accuracy=12.5,
+        live_period=3600, heading=90,
     )
     assert live.source == PinSource.LIVE
     assert live.at == edited

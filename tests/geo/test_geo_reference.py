@@ -45,9 +45,8 @@ def random_position(rng: random.Random) -> tuple[float, float]:
     if pick < 0.2:
         return rng.uniform(80, 90) * rng.choice((-1, 1)), rng.uniform(-180, 180)
     if pick < 0.4:
-        return rng.uniform(-80, 80), rng.choice((179.999, -179.999, 180.0, -180.0)) - rng.uniform(
-            -0.5, 0.5
-        ) * 0.001
+        return rng.uniform(-80, 80), rng.choice((179.999, -179.999, 180.0, -180.0)) - \
+            rng.uniform(-0.5, 0.5) * 0.001
     lat = math.degrees(math.asin(rng.uniform(-1, 1)))
     return lat, rng.uniform(-180, 180)
 
@@ -60,11 +59,8 @@ def test_distance_matches_geographiclib() -> None:
     rng = random.Random(1)
     for _ in range(5000):
         lat1, lon1 = random_position(rng)
-        lat2, lon2 = (
-            random_position(rng)
-            if rng.random() < 0.5
-            else ref_point(lat1, wrap(lon1), rng.uniform(0, 360), rng.uniform(0, 50_000))
-        )
+        lat2, lon2 = random_position(rng) if rng.random() < 0.5 else ref_point(
+            lat1, wrap(lon1), rng.uniform(0, 360), rng.uniform(0, 50_000))
         expected = ref(lat1, wrap(lon1), lat2, lon2)
         assert distance_m(lat1, wrap(lon1), lat2, lon2) == pytest.approx(expected, abs=1e-6)
 
@@ -101,10 +97,8 @@ def test_thermometer_matches_geographiclib() -> None:
         step = required if n % 4 == 0 else rng.uniform(0, 2 * required)
         end = ref_point(*start, rng.uniform(0, 360), step)
         result = answer_thermometer(
-            Pin(*start, NOW, accuracy_m=0.0),
-            Pin(*end, NOW, accuracy_m=0.0),
-            HiderFix(lat_h, lon_h, 0.0, HiderPosition.LIVE),
-            required,
+            Pin(*start, NOW, accuracy_m=0.0), Pin(*end, NOW, accuracy_m=0.0),
+            HiderFix(lat_h, lon_h, 0.0, HiderPosition.LIVE), required,
         )
         travelled = ref(*start, *end)
         before, after = ref(*start, lat_h, lon_h), ref(*end, lat_h, lon_h)
@@ -122,9 +116,7 @@ AREAS = {
     "stillwater": (box(-97.2, 36.0, -96.9, 36.3), 36.15, -97.05, 15_000.0),
     "antimeridian": (
         MultiPolygon([box(179.0, -17.5, 180.0, -16.0), box(-180.0, -17.5, -179.0, -16.0)]),
-        -16.75,
-        180.0,
-        60_000.0,
+        -16.75, 180.0, 60_000.0,
     ),
     "svalbard": (box(10.0, 77.0, 30.0, 80.5), 78.7, 20.0, 150_000.0),
 }
@@ -193,11 +185,8 @@ def test_measuring_and_tentacle_match_brute_force(area: str) -> None:
         reach = rng.choice((2000.0, 5000.0, 15_000.0))
         tentacle = answer_tentacle(index, "museum", seeker, hider, reach)
         apart = ref(s_lat, s_lon, h_lat, h_lon)
-        reachable = [
-            (d, point[2])
-            for d, d_seeker, point in zip(from_hider, from_seeker, points, strict=True)
-            if d_seeker <= reach
-        ]
+        reachable = [(d, point[2]) for d, d_seeker, point in
+                     zip(from_hider, from_seeker, points, strict=True) if d_seeker <= reach]
         if abs(apart - reach) < 1e-6:
             continue
         if apart > reach or not reachable:

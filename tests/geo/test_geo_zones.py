@@ -66,22 +66,13 @@ def test_leaving_the_zone(index: MapIndex) -> None:
     assert deep.inside and not deep.too_close_to_call
 
 
-def track(
-    speed_kmh: float, *, every_s: int = 15, count: int = 9, accuracy: float = 5.0
-) -> list[Pin]:
+def track(speed_kmh: float, *, every_s: int = 15, count: int = 9,
+          accuracy: float = 5.0) -> list[Pin]:
     pins = []
     for n in range(count):
         lat, lon = destination(*STUDENT_UNION, 0.0, speed_kmh / 3.6 * every_s * n)
-        pins.append(
-            Pin(
-                lat,
-                lon,
-                T0 + timedelta(seconds=every_s * n),
-                accuracy_m=accuracy,
-                source=PinSource.LIVE,
-                live_period=3600,
-            )
-        )
+        pins.append(Pin(lat, lon, T0 + timedelta(seconds=every_s * n), accuracy_m=accuracy,
+                        source=PinSource.LIVE, live_period=3600))
     return pins
 
 
@@ -93,10 +84,9 @@ def test_transit_speed_from_live_updates() -> None:
     walking = estimate_transit(track(5), now)
     assert walking.on_transit is False and walking.reason == "still"
     # GPS jitter of a standing player: 25 m jumps with 20 m accuracy are not riding.
-    jitter = [
-        Pin(*STUDENT_UNION, T0, accuracy_m=20),
-        Pin(*destination(*STUDENT_UNION, 45, 25), T0 + timedelta(seconds=12), accuracy_m=20),
-    ]
+    jitter = [Pin(*STUDENT_UNION, T0, accuracy_m=20),
+              Pin(*destination(*STUDENT_UNION, 45, 25), T0 + timedelta(seconds=12),
+                  accuracy_m=20)]
     assert estimate_transit(jitter, T0 + timedelta(seconds=20)).on_transit is False
     assert estimate_transit(track(16), now).on_transit is True
     assert estimate_transit(track(16), now, threshold_kmh=20).on_transit is False
@@ -109,10 +99,8 @@ def test_only_the_recent_window_counts() -> None:
     # Rode a bus for two minutes, then stood still for two minutes.
     rode = track(40, count=9)
     last = rode[-1]
-    stood = [
-        Pin(last.lat, last.lon, last.at + timedelta(seconds=15 * n), accuracy_m=5)
-        for n in range(1, 10)
-    ]
+    stood = [Pin(last.lat, last.lon, last.at + timedelta(seconds=15 * n), accuracy_m=5)
+             for n in range(1, 10)]
     now = stood[-1].at + timedelta(seconds=5)
     assert estimate_transit(rode + stood, now).on_transit is False
 
@@ -137,20 +125,14 @@ def test_end_game_starts_inside_the_zone_off_transit() -> None:
     riding = check_end_game(zone, seeker, now, on_transit=True, max_pin_age=FRESH)
     assert not riding.starts and riding.reason == "on_transit"
     outside = Pin(*HESTER_4TH_SOUTH, T0)
-    assert (
-        check_end_game(zone, outside, now, on_transit=False, max_pin_age=FRESH).reason
-        == "outside_zone"
-    )
+    assert check_end_game(zone, outside, now, on_transit=False,
+                          max_pin_age=FRESH).reason == "outside_zone"
     forwarded = Pin(lat, lon, T0, forwarded=True)
-    assert (
-        check_end_game(zone, forwarded, now, on_transit=False, max_pin_age=FRESH).reason
-        == "forwarded"
-    )
+    assert check_end_game(zone, forwarded, now, on_transit=False,
+                          max_pin_age=FRESH).reason == "forwarded"
     late = now + timedelta(minutes=6)
-    assert (
-        check_end_game(zone, seeker, late, on_transit=False, max_pin_age=FRESH).reason
-        == "stale_pin"
-    )
+    assert check_end_game(zone, seeker, late, on_transit=False,
+                          max_pin_age=FRESH).reason == "stale_pin"
 
 
 def test_hiding_spot_is_frozen() -> None:
@@ -173,9 +155,8 @@ def test_hiding_spot_is_frozen() -> None:
         (30.0, None, None, CatchVerdict.NOT_CAUGHT),
     ],
 )
-def test_catch(
-    away: float, seeker_acc: float | None, hider_acc: float | None, verdict: CatchVerdict
-) -> None:
+def test_catch(away: float, seeker_acc: float | None, hider_acc: float | None,
+               verdict: CatchVerdict) -> None:
     spot = HidingSpot(*STUDENT_UNION, hider_acc, T0)
     lat, lon = destination(*STUDENT_UNION, 33.0, away)
     seeker = Pin(lat, lon, T0 + timedelta(minutes=40), accuracy_m=seeker_acc)

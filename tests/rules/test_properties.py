@@ -446,14 +446,12 @@ class Run:
                 continue
             to = decision.to
             # Everything but the hider's own team (or one of its players) counts as public.
-            public = (
-                to.kind in (AudienceKind.GROUP, AudienceKind.SEEKERS)
-                or (to.kind == AudienceKind.TEAM and to.team_id != hider_team)
-                or (
-                    to.kind == AudienceKind.PLAYER
-                    and to.player_id is not None
-                    and self.state.player(to.player_id).team_id != hider_team
-                )
+            public = to.kind in (AudienceKind.GROUP, AudienceKind.SEEKERS) or (
+                to.kind == AudienceKind.TEAM and to.team_id != hider_team
+            ) or (
+                to.kind == AudienceKind.PLAYER
+                and to.player_id is not None
+                and self.state.player(to.player_id).team_id != hider_team
             )
             if not public:
                 continue

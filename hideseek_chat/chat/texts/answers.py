@@ -199,6 +199,7 @@ def answer_hint(category: str | None, f: Formatter) -> str | None:
     return None
 
 
+
 def numbers_text(category: Category, n: CheckNumbers, fmt: Formatter) -> str | None:
     """The numbers behind a check, for a round that is over."""
     if category == Category.RADAR and n.distance_m is not None and n.radius_m is not None:
