@@ -121,9 +121,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("hand", cards.hand, Where.ANYWHERE, N_("show your cards (in private)")),
     Command("play", cards.play, Where.PRIVATE, N_("hider: play card N of your hand, like /play 2")),
     Command("track", info.track, Where.PRIVATE, N_("hider: where the seekers were last seen")),
-    # /map find PLACE, /map stations, /map refresh: /map itself says so (the menu line
-    # keeps its translated words).
-    Command("map", maps.map_command, Where.GROUP, N_("choose the game's map (admin)")),
+    # /map find PLACE, /map stations, /map refresh: /map itself shows them.
+    Command(
+        "map",
+        maps.map_command,
+        Where.GROUP,
+        N_("the game's map: choose one, find any city, drop stations (admin)"),
+    ),
     Command("settings", setup.settings, Where.GROUP, N_("change the game's settings (admin)")),
     Command("abort", setup.abort, Where.GROUP, N_("end the game now, without a winner (admin)")),
     Command("language", setup.language, Where.ANYWHERE, N_("choose the language I speak")),
