@@ -52,7 +52,7 @@ def is_station_list(filename: str, content: bytes) -> bool:
             return False
         if not isinstance(data, dict) or PACK_KEY in data:
             return False
-        types = {str((f.get("geometry") or {}).get("type")) for f in _features(data)}
+        types = {str(_mapping(f.get("geometry")).get("type")) for f in _features(data)}
         return "Point" in types and not types & {"Polygon", "MultiPolygon"}
     if lower.endswith(".kml"):
         return b"<Point" in content and b"<Polygon" not in content
@@ -94,6 +94,8 @@ Row = tuple[int, str, Any, Any, list[str]]
 
 
 def _coordinate(value: Any, row: int) -> float:
+    if isinstance(value, bool):  # JSON true is no coordinate (float(True) would be 1.0)
+        raise StationListError("number", row)
     try:
         number = float(str(value).strip().replace(",", ".") if isinstance(value, str) else value)
     except (TypeError, ValueError):
@@ -167,6 +169,12 @@ def _features(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [f for f in features if isinstance(f, dict)] if isinstance(features, list) else []
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    """A GeoJSON member that should be an object: ``{}`` for anything else (a sender's
+    odd export must be refused or read, never crash the upload)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _geojson_rows(content: bytes) -> list[Row]:
     try:
         data = json.loads(content)
@@ -176,10 +184,10 @@ def _geojson_rows(content: bytes) -> list[Row]:
         raise StationListError("format")
     rows: list[Row] = []
     for number, feature in enumerate(_features(data), start=1):
-        geometry = feature.get("geometry") or {}
+        geometry = _mapping(feature.get("geometry"))
         if geometry.get("type") != "Point":
             continue  # lines and the like: not stations
-        props = feature.get("properties") or {}
+        props = _mapping(feature.get("properties"))
         coords = geometry.get("coordinates")
         if not isinstance(coords, list) or len(coords) < 2:
             raise StationListError("number", number)

@@ -255,3 +255,34 @@ def test_the_maps_cache_keeps_one_index_per_drop_set(uow_factory: UnitOfWorkFact
         assert maps.index(uow, "stillwater", frozenset(ids[:1])) is not without  # trimmed
         maps.forget("stillwater")
         assert maps.index(uow, "stillwater") is not whole
+
+
+@pytest.mark.parametrize(
+    ("feature", "said"),
+    [
+        ({"geometry": "x"}, "“odd.geojson” replace"),  # not a point: skipped, like a line
+        ({"geometry": [1, 2]}, "“odd.geojson” replace"),
+        (
+            {"geometry": {"type": "Point", "coordinates": [-97.07, 36.12]}, "properties": [1]},
+            "Nothing changed",  # no name
+        ),
+        (
+            {
+                "geometry": {"type": "Point", "coordinates": [True, 36.12]},
+                "properties": {"name": "A"},
+            },
+            "Nothing changed",  # not a number
+        ),
+    ],
+)
+def test_a_geojson_of_odd_shapes_is_read_or_refused_not_a_crash(
+    table: Table, uow_factory: UnitOfWorkFactory, feature: dict[str, object], said: str
+) -> None:
+    setup_game(table)
+    good = {
+        "geometry": {"type": "Point", "coordinates": [-97.06, 36.13]},
+        "properties": {"name": "B"},
+    }
+    content = json.dumps({"type": "FeatureCollection", "features": [good, feature]}).encode()
+    table.upload("Alice", "odd.geojson", content)
+    assert said in table.said()[-1].text
