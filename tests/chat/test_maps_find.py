@@ -309,3 +309,35 @@ def test_the_same_search_within_a_day_is_answered_without_asking_nominatim_again
     table.wait(timedelta(days=1, minutes=1))
     table.send("Alice", "/map find Stillwater")
     assert geocoder.queries == ["Stillwater", "Stillwater"]
+
+
+def test_a_forged_radius_on_the_modes_or_fetch_button_is_refused(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Only the radii offered are fetched: a forged press must not fetch a circle of a
+    thousand kilometres (nor give an area place a radius)."""
+    fetcher = FakeFetcher()
+    table = map_table(uow_factory, clients(fetcher=fetcher))
+    setup_game(table)
+    table.send("Alice", "/map find library")
+    table.press("Alice", LIBRARY.label)
+    table.press("Alice", "2 km")
+    line, fetch = next((x, b) for x, b in table.buttons("Alice") if "Fetch" in b.label)
+    verb, game, job, place, radius, bits = fetch.data.split(":")
+    assert radius == "2000"
+    for forged in (
+        f"{verb}:{game}:{job}:{place}:5000000:{bits}",
+        f"mmode:{game}:{job}:{place}:5000000:{bits}:0",
+    ):
+        table.press_data("Alice", forged, line)
+        assert table.lines[-1].toast == "That button no longer works."
+    assert fetcher.calls == []
+
+    table.send("Alice", "/map find Stillwater")
+    table.press("Alice", "Stillwater · city · United States")
+    line, fetch = next((x, b) for x, b in table.buttons("Alice") if "Fetch" in b.label)
+    verb, game, job, place, radius, bits = fetch.data.split(":")
+    assert radius == "0"
+    table.press_data("Alice", f"mmode:{game}:{job}:{place}:7000:{bits}:0", line)
+    assert table.lines[-1].toast == "That button no longer works."
+    assert fetcher.calls == []
