@@ -59,16 +59,20 @@ def job_slot(job_id: int) -> str:
 
 
 def run_next(services: Services, clock: Clock) -> bool:
-    """Claim and run the oldest queued map job; False when there was none to run (or maps
-    are not configured). Never raises: a failure is told to the group."""
+    """Claim and run the oldest queued map job; False when there was none to run nor one
+    given up (or maps are not configured). Never raises: a failure is told to the group."""
     clients = services.map_clients
     if clients is None:
         return False
+    lost: list[MapJob] = []  # jobs whose process died every time: their groups are told
     with services.uow_factory() as uow:
-        job = uow.map_jobs.claim_next(clock(), STALE_AFTER)
+        now = clock()
+        job = uow.map_jobs.claim_next(now, STALE_AFTER, lost.append)
+        for gone in lost:
+            uow.outbox.add(gone.game_id, [_failure(gone, "map.gave_up", {})], now)
         uow.commit()
     if job is None:
-        return False
+        return bool(lost)
     try:
         if job.kind == MapJobKind.SEARCH:
             _search(services, clients, job, clock)
@@ -84,12 +88,17 @@ def run_next(services: Services, clock: Clock) -> bool:
 
 def _fail(services: Services, job: MapJob, key: str, params: dict[str, Any], now: datetime) -> None:
     """End ``job`` as failed and tell the group why (nothing else is written)."""
-    values = {**params, "job_id": job.id, "query": job.query, "title": job.query}
-    values = {k: v for k, v in values.items() if isinstance(v, str | int | float | bool)}
     with services.uow_factory() as uow:
         uow.map_jobs.finish(job.id, now, error_key=key)
-        uow.outbox.add(job.game_id, [Notify(GROUP, key, values)], now)
+        uow.outbox.add(job.game_id, [_failure(job, key, params)], now)
         uow.commit()
+
+
+def _failure(job: MapJob, key: str, params: dict[str, Any]) -> Notify:
+    """The group's notice that ``job`` failed (``key``: why)."""
+    values = {**params, "job_id": job.id, "query": job.query, "title": job.query}
+    values = {k: v for k, v in values.items() if isinstance(v, str | int | float | bool)}
+    return Notify(GROUP, key, values)
 
 
 # ----------------------------------------------------------------- a search

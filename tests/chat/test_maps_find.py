@@ -15,9 +15,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from hideseek_chat.chat.drive import Capabilities
-from hideseek_chat.console.table import Line, Table
+from hideseek_chat.chat.map_jobs import STALE_AFTER
+from hideseek_chat.console.table import Line, Table, run_sync
 from hideseek_chat.maps.errors import MapFetchError
 from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.mapjobs import MAX_ATTEMPTS
 from tests.chat.maps_fakes import (
     KINDS,
     LIBRARY,
@@ -341,3 +343,25 @@ def test_a_forged_radius_on_the_modes_or_fetch_button_is_refused(
     table.press_data("Alice", f"mmode:{game}:{job}:{place}:7000:{bits}:0", line)
     assert table.lines[-1].toast == "That button no longer works."
     assert fetcher.calls == []
+
+
+def test_a_job_whose_process_kept_dying_is_given_up_and_the_group_is_told(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A fetch that took its process down every time (a country too big for memory) ends
+    after ``MAX_ATTEMPTS`` claims: the group's "Fetching…" message must say so, not wait
+    for ever."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    table.driver.jobs_inline, table.driver.max_map_jobs = False, 0  # nothing runs by itself
+    table.send("Alice", "/map find Stillwater")
+    at = table.now
+    for _ in range(MAX_ATTEMPTS):  # claimed, and its process died
+        with uow_factory() as uow:
+            assert uow.map_jobs.claim_next(at, STALE_AFTER) is not None
+            uow.commit()
+        at += STALE_AFTER + timedelta(seconds=1)
+    assert table.conversation.run_map_job(lambda: at)  # given up, not run...
+    run_sync(table.driver.drain())
+    told = job_line(table)
+    assert "failed several times" in told.text  # ... and the group heard why
