@@ -42,7 +42,8 @@ from hideseek_chat.store.models import MapJobKind
 
 log = logging.getLogger(__name__)
 
-#: A job running this long without finishing is taken to have lost its process.
+#: A job running this long without finishing or a kind arriving (``_Progress`` touches it)
+#: is taken to have lost its process.
 STALE_AFTER = timedelta(minutes=15)
 #: Places a search offers.
 MAX_PLACES = 5
@@ -156,6 +157,9 @@ class _Progress:
 
     def __call__(self, step: KindProgress) -> None:
         self.kinds.append((step.kind, step.count or 0, step.ok))
+        with self.services.uow_factory() as uow:  # alive: a slow fetch is not stale
+            uow.map_jobs.touch(self.job.id, self.clock())
+            uow.commit()
         if step.done >= step.total:
             return  # the summary follows at once
         now = self.services.monotonic()

@@ -212,6 +212,16 @@ class MapJobs:
             return _job(row)
         return None
 
+    def touch(self, job_id: int, now: datetime) -> None:
+        """A running job's heartbeat: it is alive at ``now``, so no other process takes it
+        for a dead one's (see ``claim_next``'s ``stale``) while it still makes progress."""
+        self.session.execute(
+            update(MapJobRow)
+            .where(MapJobRow.id == job_id, MapJobRow.status == MapJobStatus.RUNNING)
+            .values(claimed_at=now)
+            .execution_options(synchronize_session=False)
+        )
+
     def finish(
         self,
         job_id: int,

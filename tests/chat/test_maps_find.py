@@ -12,7 +12,9 @@ conversation layer with a fake geocoder and a fake fetcher (``maps_fakes``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from hideseek_chat.chat.drive import Capabilities
 from hideseek_chat.chat.map_jobs import STALE_AFTER
@@ -365,3 +367,39 @@ def test_a_job_whose_process_kept_dying_is_given_up_and_the_group_is_told(
     run_sync(table.driver.drain())
     told = job_line(table)
     assert "failed several times" in told.text  # ... and the group heard why
+
+
+def test_a_slow_fetch_that_still_reports_is_not_claimed_again_by_another_runner(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Overpass slow (a kind a few minutes): the whole fetch outlasts ``STALE_AFTER``, but
+    it is alive while kinds arrive; a second runner must not take it for a dead process's
+    and fetch it again beside it (twice the load on Overpass, two summaries)."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    table.driver.jobs_inline, table.driver.max_map_jobs = False, 0
+    table.send("Alice", "/map find Stillwater")
+    table.conversation.run_map_job(lambda: table.now)
+    run_sync(table.driver.drain())
+    table.press("Alice", "Stillwater · city · United States")
+    table.press("Alice", "Fetch the map")
+    clock = [table.now]
+    claimed_beside: list[object] = []
+
+    conversation = table.conversation
+    assert conversation.services.map_clients is not None
+    real = conversation.services.map_clients.fetch
+
+    def fetch(*args: object, progress: Any = None, **kwargs: Any) -> Any:
+        def both(step: object) -> None:
+            progress(step)
+            clock[0] += timedelta(minutes=6)  # the next kind takes a while
+            with uow_factory() as uow:  # another runner looks for work meanwhile
+                claimed_beside.append(uow.map_jobs.claim_next(clock[0], STALE_AFTER))
+
+        return real(*args, progress=both, **kwargs)
+
+    conversation.services.map_clients = replace(conversation.services.map_clients, fetch=fetch)
+    assert conversation.run_map_job(lambda: clock[0])
+    assert clock[0] - table.now > STALE_AFTER
+    assert claimed_beside == [None] * len(KINDS)
