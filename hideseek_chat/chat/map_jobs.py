@@ -157,9 +157,7 @@ class _Progress:
 
     def __call__(self, step: KindProgress) -> None:
         self.kinds.append((step.kind, step.count or 0, step.ok))
-        with self.services.uow_factory() as uow:  # alive: a slow fetch is not stale
-            uow.map_jobs.touch(self.job.id, self.clock())
-            uow.commit()
+        self._write(lambda uow, now: uow.map_jobs.touch(self.job.id, now))  # alive
         if step.done >= step.total:
             return  # the summary follows at once
         now = self.services.monotonic()
@@ -173,9 +171,18 @@ class _Progress:
             "total": step.total,
             "kinds": [list(k) for k in self.kinds],
         }
-        with self.services.uow_factory() as uow:
-            uow.outbox.add(self.job.game_id, [Notify(GROUP, "map.progress", params)], self.clock())
-            uow.commit()
+        notice = Notify(GROUP, "map.progress", params)
+        self._write(lambda uow, now: uow.outbox.add(self.job.game_id, [notice], now))
+
+    def _write(self, write: Callable[[UnitOfWork, datetime], object]) -> None:
+        """Best effort: the heartbeat and the progress edit must not throw away minutes of
+        downloading when the database is away for a moment (the summary is what counts)."""
+        try:
+            with self.services.uow_factory() as uow:
+                write(uow, self.clock())
+                uow.commit()
+        except Exception:
+            log.warning("map job %s: progress not written", self.job.id, exc_info=True)
 
 
 def _fetch(services: Services, clients: MapClients, job: MapJob, clock: Clock) -> None:

@@ -403,3 +403,35 @@ def test_a_slow_fetch_that_still_reports_is_not_claimed_again_by_another_runner(
     assert conversation.run_map_job(lambda: clock[0])
     assert clock[0] - table.now > STALE_AFTER
     assert claimed_beside == [None] * len(KINDS)
+
+
+def test_a_database_blip_during_a_fetchs_progress_does_not_fail_the_fetch(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """The progress edit and heartbeat are best effort: the database away for a moment
+    while a kind arrives must not throw away minutes of downloading."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    services = table.conversation.services
+    blips = iter([False, False, True, False, False, False, False, False, False, False])
+    real_fetch = services.map_clients.fetch  # type: ignore[union-attr]
+
+    def flaky() -> Any:
+        if in_fetch and next(blips, False):
+            raise ConnectionError("database restarting")
+        return uow_factory()
+
+    def fetch(*args: Any, **kwargs: Any) -> Any:
+        nonlocal in_fetch
+        in_fetch = True
+        try:
+            return real_fetch(*args, **kwargs)
+        finally:
+            in_fetch = False
+
+    in_fetch = False
+    services.uow_factory = flaky
+    services.map_clients = replace(services.map_clients, fetch=fetch)  # type: ignore[type-var]
+    line = fetch_city(table)
+    assert "is ready: 171 stations" in line.text
+    assert map_name(uow_factory, table) == CITY_VERSION
