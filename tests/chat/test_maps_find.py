@@ -435,3 +435,17 @@ def test_a_database_blip_during_a_fetchs_progress_does_not_fail_the_fetch(
     line = fetch_city(table)
     assert "is ready: 171 stations" in line.text
     assert map_name(uow_factory, table) == CITY_VERSION
+
+
+def test_a_forged_press_with_a_huge_number_is_refused_not_a_database_error(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A job id, place or game beyond the database's integers (PostgreSQL: out of range;
+    SQLite: too large) reads as a button that no longer works."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    table.send("Alice", "/map find Stillwater")
+    huge = "99999999999999999999"
+    for data in (f"mplace:1:{huge}:0", "mplace:1:2147483648:0", f"mplace:{huge}:1:0"):
+        table.press_data("Alice", data)
+        assert table.toasts[-1][1] == "That button no longer works."
