@@ -103,10 +103,22 @@ class Press:
             raise ChatError("chat.button_unknown") from None
 
     def int_arg(self, index: int) -> int:
-        try:
-            return int(self.arg(index))
-        except ValueError:
-            raise ChatError("chat.button_unknown") from None
+        return _int(self.arg(index))
+
+
+#: The largest number a button may carry: the database's integer (a forged press with a
+#: larger one would be an SQL error, not a refusal).
+MAX_INT = 2**31 - 1
+
+
+def _int(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise ChatError("chat.button_unknown") from None
+    if not -MAX_INT <= number <= MAX_INT:
+        raise ChatError("chat.button_unknown")
+    return number
 
 
 def encode(verb: Verb, game_id: int, *args: object) -> str:
@@ -124,10 +136,9 @@ def decode(data: str) -> Press:
         raise ChatError("chat.button_unknown")
     try:
         verb = Verb(parts[0])
-        game_id = int(parts[1])
     except ValueError:
         raise ChatError("chat.button_unknown") from None
-    return Press(verb, game_id, tuple(parts[2:]))
+    return Press(verb, _int(parts[1]), tuple(parts[2:]))
 
 
 def button(label: str, verb: Verb, game_id: int, *args: object) -> Button:

@@ -42,7 +42,8 @@ from hideseek_chat.store.models import MapJobKind
 
 log = logging.getLogger(__name__)
 
-#: A job running this long without finishing is taken to have lost its process.
+#: A job running this long without finishing or a kind arriving (``_Progress`` touches it)
+#: is taken to have lost its process.
 STALE_AFTER = timedelta(minutes=15)
 #: Places a search offers.
 MAX_PLACES = 5
@@ -59,16 +60,20 @@ def job_slot(job_id: int) -> str:
 
 
 def run_next(services: Services, clock: Clock) -> bool:
-    """Claim and run the oldest queued map job; False when there was none to run (or maps
-    are not configured). Never raises: a failure is told to the group."""
+    """Claim and run the oldest queued map job; False when there was none to run nor one
+    given up (or maps are not configured). Never raises: a failure is told to the group."""
     clients = services.map_clients
     if clients is None:
         return False
+    lost: list[MapJob] = []  # jobs whose process died every time: their groups are told
     with services.uow_factory() as uow:
-        job = uow.map_jobs.claim_next(clock(), STALE_AFTER)
+        now = clock()
+        job = uow.map_jobs.claim_next(now, STALE_AFTER, lost.append)
+        for gone in lost:
+            uow.outbox.add(gone.game_id, [_failure(gone, "map.gave_up", {})], now)
         uow.commit()
     if job is None:
-        return False
+        return bool(lost)
     try:
         if job.kind == MapJobKind.SEARCH:
             _search(services, clients, job, clock)
@@ -84,12 +89,17 @@ def run_next(services: Services, clock: Clock) -> bool:
 
 def _fail(services: Services, job: MapJob, key: str, params: dict[str, Any], now: datetime) -> None:
     """End ``job`` as failed and tell the group why (nothing else is written)."""
-    values = {**params, "job_id": job.id, "query": job.query, "title": job.query}
-    values = {k: v for k, v in values.items() if isinstance(v, str | int | float | bool)}
     with services.uow_factory() as uow:
         uow.map_jobs.finish(job.id, now, error_key=key)
-        uow.outbox.add(job.game_id, [Notify(GROUP, key, values)], now)
+        uow.outbox.add(job.game_id, [_failure(job, key, params)], now)
         uow.commit()
+
+
+def _failure(job: MapJob, key: str, params: dict[str, Any]) -> Notify:
+    """The group's notice that ``job`` failed (``key``: why)."""
+    values = {**params, "job_id": job.id, "query": job.query, "title": job.query}
+    values = {k: v for k, v in values.items() if isinstance(v, str | int | float | bool)}
+    return Notify(GROUP, key, values)
 
 
 # ----------------------------------------------------------------- a search
@@ -147,6 +157,7 @@ class _Progress:
 
     def __call__(self, step: KindProgress) -> None:
         self.kinds.append((step.kind, step.count or 0, step.ok))
+        self._write(lambda uow, now: uow.map_jobs.touch(self.job.id, now))  # alive
         if step.done >= step.total:
             return  # the summary follows at once
         now = self.services.monotonic()
@@ -160,9 +171,18 @@ class _Progress:
             "total": step.total,
             "kinds": [list(k) for k in self.kinds],
         }
-        with self.services.uow_factory() as uow:
-            uow.outbox.add(self.job.game_id, [Notify(GROUP, "map.progress", params)], self.clock())
-            uow.commit()
+        notice = Notify(GROUP, "map.progress", params)
+        self._write(lambda uow, now: uow.outbox.add(self.job.game_id, [notice], now))
+
+    def _write(self, write: Callable[[UnitOfWork, datetime], object]) -> None:
+        """Best effort: the heartbeat and the progress edit must not throw away minutes of
+        downloading when the database is away for a moment (the summary is what counts)."""
+        try:
+            with self.services.uow_factory() as uow:
+                write(uow, self.clock())
+                uow.commit()
+        except Exception:
+            log.warning("map job %s: progress not written", self.job.id, exc_info=True)
 
 
 def _fetch(services: Services, clients: MapClients, job: MapJob, clock: Clock) -> None:

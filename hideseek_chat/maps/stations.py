@@ -4,7 +4,8 @@ export (Google My Maps, uMap, the web map tools), read into ``geo.Station`` valu
 ``read_station_list`` refuses a bad file with ``StationListError``, whose ``row`` (1-based,
 the header counted; None for the whole file) and ``problem`` code say what is wrong.
 ``is_station_list`` tells a station list from a whole map: a CSV always is one; a GeoJSON
-or KML is one when it has points and no polygon (a map needs its boundary).
+is one when it has points and no polygon with a ``kind`` (a map's boundary has one), a KML
+when it has points and no polygon.
 """
 
 from __future__ import annotations
@@ -52,8 +53,16 @@ def is_station_list(filename: str, content: bytes) -> bool:
             return False
         if not isinstance(data, dict) or PACK_KEY in data:
             return False
-        types = {str((f.get("geometry") or {}).get("type")) for f in _features(data)}
-        return "Point" in types and not types & {"Polygon", "MultiPolygon"}
+        features = _features(data)
+        points = any(_mapping(f.get("geometry")).get("type") == "Point" for f in features)
+        # A map's polygons carry a ``kind`` (``geo.import_geojson`` reads nothing else); an
+        # outline drawn around the stations (uMap, My Maps) does not make a map.
+        areas = any(
+            _mapping(f.get("geometry")).get("type") in ("Polygon", "MultiPolygon")
+            and _mapping(f.get("properties")).get("kind") is not None
+            for f in features
+        )
+        return points and not areas
     if lower.endswith(".kml"):
         return b"<Point" in content and b"<Polygon" not in content
     return False
@@ -94,6 +103,8 @@ Row = tuple[int, str, Any, Any, list[str]]
 
 
 def _coordinate(value: Any, row: int) -> float:
+    if isinstance(value, bool):  # JSON true is no coordinate (float(True) would be 1.0)
+        raise StationListError("number", row)
     try:
         number = float(str(value).strip().replace(",", ".") if isinstance(value, str) else value)
     except (TypeError, ValueError):
@@ -167,6 +178,12 @@ def _features(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [f for f in features if isinstance(f, dict)] if isinstance(features, list) else []
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    """A GeoJSON member that should be an object: ``{}`` for anything else (a sender's
+    odd export must be refused or read, never crash the upload)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _geojson_rows(content: bytes) -> list[Row]:
     try:
         data = json.loads(content)
@@ -176,10 +193,10 @@ def _geojson_rows(content: bytes) -> list[Row]:
         raise StationListError("format")
     rows: list[Row] = []
     for number, feature in enumerate(_features(data), start=1):
-        geometry = feature.get("geometry") or {}
+        geometry = _mapping(feature.get("geometry"))
         if geometry.get("type") != "Point":
             continue  # lines and the like: not stations
-        props = feature.get("properties") or {}
+        props = _mapping(feature.get("properties"))
         coords = geometry.get("coordinates")
         if not isinstance(coords, list) or len(coords) < 2:
             raise StationListError("number", number)

@@ -8,7 +8,7 @@ its status, so two processes never run one job. A job left running longer than `
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -166,10 +166,16 @@ class MapJobs:
 
     # ----------------------------------------------------------------- running
 
-    def claim_next(self, now: datetime, stale: timedelta) -> MapJob | None:
+    def claim_next(
+        self,
+        now: datetime,
+        stale: timedelta,
+        gave_up: Callable[[MapJob], None] | None = None,
+    ) -> MapJob | None:
         """Move the oldest claimable job to running for this caller and return it (commit
         to make the claim visible); None when there is none. A job running since before
-        ``now - stale`` is claimable again; one claimed ``MAX_ATTEMPTS`` times fails."""
+        ``now - stale`` is claimable again; one claimed ``MAX_ATTEMPTS`` times fails, and
+        is handed to ``gave_up`` (in this transaction: to tell its group)."""
         claimable = or_(
             MapJobRow.status == MapJobStatus.QUEUED,
             and_(MapJobRow.status == MapJobStatus.RUNNING, MapJobRow.claimed_at < now - stale),
@@ -200,9 +206,21 @@ class MapJobs:
             assert row is not None
             if row.attempts > MAX_ATTEMPTS:
                 self.finish(job_id, now, error_key="map.gave_up")
+                if gave_up is not None:
+                    gave_up(_job(row))
                 continue
             return _job(row)
         return None
+
+    def touch(self, job_id: int, now: datetime) -> None:
+        """A running job's heartbeat: it is alive at ``now``, so no other process takes it
+        for a dead one's (see ``claim_next``'s ``stale``) while it still makes progress."""
+        self.session.execute(
+            update(MapJobRow)
+            .where(MapJobRow.id == job_id, MapJobRow.status == MapJobStatus.RUNNING)
+            .values(claimed_at=now)
+            .execution_options(synchronize_session=False)
+        )
 
     def finish(
         self,

@@ -12,12 +12,16 @@ conversation layer with a fake geocoder and a fake fetcher (``maps_fakes``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from hideseek_chat.chat.drive import Capabilities
-from hideseek_chat.console.table import Line, Table
+from hideseek_chat.chat.map_jobs import STALE_AFTER
+from hideseek_chat.console.table import Line, Table, run_sync
 from hideseek_chat.maps.errors import MapFetchError
 from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.mapjobs import MAX_ATTEMPTS
 from tests.chat.maps_fakes import (
     KINDS,
     LIBRARY,
@@ -309,3 +313,139 @@ def test_the_same_search_within_a_day_is_answered_without_asking_nominatim_again
     table.wait(timedelta(days=1, minutes=1))
     table.send("Alice", "/map find Stillwater")
     assert geocoder.queries == ["Stillwater", "Stillwater"]
+
+
+def test_a_forged_radius_on_the_modes_or_fetch_button_is_refused(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Only the radii offered are fetched: a forged press must not fetch a circle of a
+    thousand kilometres (nor give an area place a radius)."""
+    fetcher = FakeFetcher()
+    table = map_table(uow_factory, clients(fetcher=fetcher))
+    setup_game(table)
+    table.send("Alice", "/map find library")
+    table.press("Alice", LIBRARY.label)
+    table.press("Alice", "2 km")
+    line, fetch = next((x, b) for x, b in table.buttons("Alice") if "Fetch" in b.label)
+    verb, game, job, place, radius, bits = fetch.data.split(":")
+    assert radius == "2000"
+    for forged in (
+        f"{verb}:{game}:{job}:{place}:5000000:{bits}",
+        f"mmode:{game}:{job}:{place}:5000000:{bits}:0",
+    ):
+        table.press_data("Alice", forged, line)
+        assert table.lines[-1].toast == "That button no longer works."
+    assert fetcher.calls == []
+
+    table.send("Alice", "/map find Stillwater")
+    table.press("Alice", "Stillwater · city · United States")
+    line, fetch = next((x, b) for x, b in table.buttons("Alice") if "Fetch" in b.label)
+    verb, game, job, place, radius, bits = fetch.data.split(":")
+    assert radius == "0"
+    table.press_data("Alice", f"mmode:{game}:{job}:{place}:7000:{bits}:0", line)
+    assert table.lines[-1].toast == "That button no longer works."
+    assert fetcher.calls == []
+
+
+def test_a_job_whose_process_kept_dying_is_given_up_and_the_group_is_told(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A fetch that took its process down every time (a country too big for memory) ends
+    after ``MAX_ATTEMPTS`` claims: the group's "Fetching…" message must say so, not wait
+    for ever."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    table.driver.jobs_inline, table.driver.max_map_jobs = False, 0  # nothing runs by itself
+    table.send("Alice", "/map find Stillwater")
+    at = table.now
+    for _ in range(MAX_ATTEMPTS):  # claimed, and its process died
+        with uow_factory() as uow:
+            assert uow.map_jobs.claim_next(at, STALE_AFTER) is not None
+            uow.commit()
+        at += STALE_AFTER + timedelta(seconds=1)
+    assert table.conversation.run_map_job(lambda: at)  # given up, not run...
+    run_sync(table.driver.drain())
+    told = job_line(table)
+    assert "failed several times" in told.text  # ... and the group heard why
+
+
+def test_a_slow_fetch_that_still_reports_is_not_claimed_again_by_another_runner(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Overpass slow (a kind a few minutes): the whole fetch outlasts ``STALE_AFTER``, but
+    it is alive while kinds arrive; a second runner must not take it for a dead process's
+    and fetch it again beside it (twice the load on Overpass, two summaries)."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    table.driver.jobs_inline, table.driver.max_map_jobs = False, 0
+    table.send("Alice", "/map find Stillwater")
+    table.conversation.run_map_job(lambda: table.now)
+    run_sync(table.driver.drain())
+    table.press("Alice", "Stillwater · city · United States")
+    table.press("Alice", "Fetch the map")
+    clock = [table.now]
+    claimed_beside: list[object] = []
+
+    conversation = table.conversation
+    assert conversation.services.map_clients is not None
+    real = conversation.services.map_clients.fetch
+
+    def fetch(*args: object, progress: Any = None, **kwargs: Any) -> Any:
+        def both(step: object) -> None:
+            progress(step)
+            clock[0] += timedelta(minutes=6)  # the next kind takes a while
+            with uow_factory() as uow:  # another runner looks for work meanwhile
+                claimed_beside.append(uow.map_jobs.claim_next(clock[0], STALE_AFTER))
+
+        return real(*args, progress=both, **kwargs)
+
+    conversation.services.map_clients = replace(conversation.services.map_clients, fetch=fetch)
+    assert conversation.run_map_job(lambda: clock[0])
+    assert clock[0] - table.now > STALE_AFTER
+    assert claimed_beside == [None] * len(KINDS)
+
+
+def test_a_database_blip_during_a_fetchs_progress_does_not_fail_the_fetch(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """The progress edit and heartbeat are best effort: the database away for a moment
+    while a kind arrives must not throw away minutes of downloading."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    services = table.conversation.services
+    blips = iter([False, False, True, False, False, False, False, False, False, False])
+    real_fetch = services.map_clients.fetch  # type: ignore[union-attr]
+
+    def flaky() -> Any:
+        if in_fetch and next(blips, False):
+            raise ConnectionError("database restarting")
+        return uow_factory()
+
+    def fetch(*args: Any, **kwargs: Any) -> Any:
+        nonlocal in_fetch
+        in_fetch = True
+        try:
+            return real_fetch(*args, **kwargs)
+        finally:
+            in_fetch = False
+
+    in_fetch = False
+    services.uow_factory = flaky
+    services.map_clients = replace(services.map_clients, fetch=fetch)  # type: ignore[type-var]
+    line = fetch_city(table)
+    assert "is ready: 171 stations" in line.text
+    assert map_name(uow_factory, table) == CITY_VERSION
+
+
+def test_a_forged_press_with_a_huge_number_is_refused_not_a_database_error(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A job id, place or game beyond the database's integers (PostgreSQL: out of range;
+    SQLite: too large) reads as a button that no longer works."""
+    table = map_table(uow_factory, clients())
+    setup_game(table)
+    table.send("Alice", "/map find Stillwater")
+    huge = "99999999999999999999"
+    for data in (f"mplace:1:{huge}:0", "mplace:1:2147483648:0", f"mplace:{huge}:1:0"):
+        table.press_data("Alice", data)
+        assert table.toasts[-1][1] == "That button no longer works."

@@ -229,8 +229,12 @@ def test_kml_points_and_what_counts_as_a_station_list() -> None:
     assert not is_station_list("pack.geojson", pack[1].encode())
     area = {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": []}}
     point = {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]}}
-    both = {"type": "FeatureCollection", "features": [area, point]}
+    bounded = {**area, "properties": {"kind": "boundary"}}
+    both = {"type": "FeatureCollection", "features": [bounded, point]}
     assert not is_station_list("map.geojson", json.dumps(both).encode())
+    # An outline drawn around the points (no kind: no map's boundary) leaves a list.
+    drawn = {"type": "FeatureCollection", "features": [area, point]}
+    assert is_station_list("umap.geojson", json.dumps(drawn).encode())
     assert is_station_list(
         "s.json", json.dumps({"type": "FeatureCollection", "features": [point]}).encode()
     )
@@ -255,3 +259,58 @@ def test_the_maps_cache_keeps_one_index_per_drop_set(uow_factory: UnitOfWorkFact
         assert maps.index(uow, "stillwater", frozenset(ids[:1])) is not without  # trimmed
         maps.forget("stillwater")
         assert maps.index(uow, "stillwater") is not whole
+
+
+@pytest.mark.parametrize(
+    ("feature", "said"),
+    [
+        ({"geometry": "x"}, "“odd.geojson” replace"),  # not a point: skipped, like a line
+        ({"geometry": [1, 2]}, "“odd.geojson” replace"),
+        (
+            {"geometry": {"type": "Point", "coordinates": [-97.07, 36.12]}, "properties": [1]},
+            "Nothing changed",  # no name
+        ),
+        (
+            {
+                "geometry": {"type": "Point", "coordinates": [True, 36.12]},
+                "properties": {"name": "A"},
+            },
+            "Nothing changed",  # not a number
+        ),
+    ],
+)
+def test_a_geojson_of_odd_shapes_is_read_or_refused_not_a_crash(
+    table: Table, uow_factory: UnitOfWorkFactory, feature: dict[str, object], said: str
+) -> None:
+    setup_game(table)
+    good = {
+        "geometry": {"type": "Point", "coordinates": [-97.06, 36.13]},
+        "properties": {"name": "B"},
+    }
+    content = json.dumps({"type": "FeatureCollection", "features": [good, feature]}).encode()
+    table.upload("Alice", "odd.geojson", content)
+    assert said in table.said()[-1].text
+
+
+def test_points_with_the_game_area_drawn_around_them_are_a_station_list(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    """A uMap or My Maps export: the stations as points and an outline of the area (no
+    ``kind``, so it can never be a map's boundary): read as a station list, not refused
+    as a map "without a boundary polygon"."""
+    setup_game(table)
+    ring = [[-97.1, 36.1], [-97.0, 36.1], [-97.0, 36.2], [-97.1, 36.2], [-97.1, 36.1]]
+    features = [
+        {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [ring]}},
+        *(
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [-97.05 - i / 100, 36.15]},
+                "properties": {"name": name},
+            }
+            for i, name in enumerate(("North", "South"))
+        ),
+    ]
+    content = json.dumps({"type": "FeatureCollection", "features": features}).encode()
+    table.upload("Alice", "umap.geojson", content)
+    assert "“umap.geojson” replace the stations" in table.said()[-1].text

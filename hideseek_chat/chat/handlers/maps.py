@@ -118,12 +118,19 @@ def _radius_m(value: int, imperial: bool) -> int:
     return round(value * METRES_PER_MILE) if imperial else value * 1000
 
 
-def press_radius(turn: Turn, press: Press) -> list[Outbound]:
-    job_id, position, _ = _place(turn, press)
+def _radius(press: Press, place: PlaceData) -> int:
+    """The radius a button carries: one offered for a point, 0 for an area (a forged press
+    must not fetch a circle of a thousand kilometres)."""
     radius = press.int_arg(2)
     offered = {_radius_m(r, False) for r in RADII_KM} | {_radius_m(r, True) for r in RADII_MI}
-    if radius not in offered:
+    if radius not in (offered if place.boundary_geojson is None else {0}):
         raise ChatError("chat.button_unknown")
+    return radius
+
+
+def press_radius(turn: Turn, press: Press) -> list[Outbound]:
+    job_id, position, place = _place(turn, press)
+    radius = _radius(press, place)
     return [_modes_screen(turn, _clients(turn), job_id, position, radius, None)]
 
 
@@ -156,10 +163,10 @@ def _modes_screen(
 
 def press_mode(turn: Turn, press: Press) -> list[Outbound]:
     """A mode switched on or off: the same keyboard, its ticks moved."""
-    job_id, position, _ = _place(turn, press)
+    job_id, position, place = _place(turn, press)
     clients = _clients(turn)
-    radius, bits, toggled = press.int_arg(2), press.int_arg(3), press.int_arg(4)
-    if not 0 <= toggled < len(clients.modes) or radius < 0:
+    radius, bits, toggled = _radius(press, place), press.int_arg(3), press.int_arg(4)
+    if not 0 <= toggled < len(clients.modes):
         raise ChatError("chat.button_unknown")
     chosen = keyboards.modes_of(clients.modes, bits ^ (1 << toggled))
     screen = _modes_screen(turn, clients, job_id, position, radius, chosen)
@@ -172,17 +179,15 @@ def press_fetch(turn: Turn, press: Press) -> list[Outbound]:
     """Fetch the chosen place's map with the chosen modes (or use one fetched lately)."""
     _, _, place = _place(turn, press)
     clients = _clients(turn)
-    radius, bits = press.int_arg(2), press.int_arg(3)
+    radius, bits = _radius(press, place), press.int_arg(3)
     modes = tuple(m for m in clients.modes if m in keyboards.modes_of(clients.modes, bits))
     if not modes:
         raise ChatError("chat.map_no_modes")
     if place.boundary_geojson is not None:
         boundary = place.boundary_geojson
-    elif radius > 0:
+    else:
         area = clients.circle(place.lat, place.lon, radius)
         boundary = json.dumps(geometry_to_geojson(area))
-    else:
-        raise ChatError("chat.button_unknown")
     request = FetchRequest(
         place.place_key,
         place.name,
