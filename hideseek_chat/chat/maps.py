@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -18,6 +19,9 @@ from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWor
 OFFERED_STORED = 12
 #: Indexes kept per pack for groups that dropped stations from it (each drop set its own).
 MAX_DROP_SETS = 4
+#: Packs whose indexes are kept in memory, the least recently used let go first (a
+#: country-size index is tens of MB; every refresh or upload is a new pack).
+MAX_PACKS = 6
 #: Uploaded files larger than this are refused before download.
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 
@@ -101,8 +105,10 @@ class Maps:
     """Finds and indexes map packs by name; an index is built once per process for each
     set of stations a group dropped from it."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_packs: int = MAX_PACKS) -> None:
+        self.max_packs = max_packs
         self._indexes: dict[tuple[str, frozenset[str]], MapIndex] = {}
+        self._used: OrderedDict[str, None] = OrderedDict()  # pack names, least recent first
 
     def names(self, uow: UnitOfWork) -> list[str]:
         return sorted(set(geo.builtin_map_packs()) | set(uow.maps.names()))
@@ -132,6 +138,7 @@ class Maps:
         """The index of pack ``name`` without the stations ``dropped`` (their ids); None
         when there is no such pack."""
         key = (name, dropped)
+        self._touch(name)
         if key in self._indexes:
             return self._indexes[key]
         pack = self.pack(uow, name)
@@ -146,10 +153,18 @@ class Maps:
             self._indexes[key] = MapIndex(without_stations(pack, dropped))
         return self._indexes[key]
 
+    def _touch(self, name: str) -> None:
+        """Mark ``name`` used now; let the least recently used pack's indexes go."""
+        self._used[name] = None
+        self._used.move_to_end(name)
+        while len(self._used) > self.max_packs:
+            self.forget(next(iter(self._used)))
+
     def forget(self, name: str) -> None:
         """Forget every index of pack ``name`` (it was stored anew)."""
         for key in [k for k in self._indexes if k[0] == name]:
             del self._indexes[key]
+        self._used.pop(name, None)
 
 
 def map_facts(uow: UnitOfWork, maps: Maps, chat: str) -> dict[str, Any]:
@@ -187,6 +202,7 @@ def without_stations(pack: MapPack, dropped: frozenset[str]) -> MapPack:
         routes=pack.routes,
         title=pack.title,
         attribution=pack.attribution,
+        country=pack.country,
     )
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -314,3 +315,39 @@ def test_points_with_the_game_area_drawn_around_them_are_a_station_list(
     content = json.dumps({"type": "FeatureCollection", "features": features}).encode()
     table.upload("Alice", "umap.geojson", content)
     assert "“umap.geojson” replace the stations" in table.said()[-1].text
+
+
+def test_the_last_station_cannot_be_left_out(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    setup_game(table)
+    table.upload("Alice", "two.csv", b"name,lat,lon\nNorth,36.13,-97.07\nSouth,36.10,-97.07\n")
+    name = map_name(uow_factory, table)
+    table.send("Alice", "/map stations North")
+    table.press("Alice", "North")
+    table.press("Alice", "Leave it out")
+    table.send("Alice", "/map stations South")
+    table.press("Alice", "South")
+    table.press("Alice", "Leave it out")
+    assert "last station in the game" in table.toasts[-1][1]
+    with uow_factory() as uow:
+        assert len(uow.map_jobs.dropped(table.group, name)) == 1
+
+
+def test_the_maps_cache_lets_the_least_recently_used_pack_go(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    from hideseek_chat.chat.maps import Maps, to_data
+
+    names = ("one", "two", "three")
+    with uow_factory() as uow:
+        for name in names:
+            uow.maps.save(replace(to_data(STILLWATER), name=name), datetime(2026, 5, 2, tzinfo=UTC))
+        uow.commit()
+    maps = Maps(max_packs=2)
+    with uow_factory() as uow:
+        first = maps.index(uow, "one")
+        second = maps.index(uow, "two")
+        assert maps.index(uow, "one") is first  # used again: now the most recent
+        third = maps.index(uow, "three")  # "two" is let go, not "one"
+        assert maps.index(uow, "one") is first and maps.index(uow, "three") is third
+        again = maps.index(uow, "two")
+        assert again is not None and again is not second

@@ -334,6 +334,8 @@ def press_drop(turn: Turn, press: Press) -> list[Outbound]:
     station = pack.stations[position]
     chat = turn.game_chat()
     if press.arg(2) == "d":
+        if {s.id for s in pack.stations} <= dropped | {station.id}:
+            raise ChatError("chat.station_last")  # a game with no station has no zone
         turn.uow.map_jobs.drop(chat, name, station.id, turn.msg.at)
         dropped, key = dropped | {station.id}, "chat.station_dropped"
     elif press.arg(2) == "r":

@@ -129,6 +129,10 @@ plain_texts(
             "🚫 {name} is left out: no zone, answer or catch uses it. /map stations puts it back."
         ),
         "chat.station_restored": N_("↩️ {name} is back in the game."),
+        "chat.station_last": N_(
+            "This is the map's last station in the game: a game needs at least one to hide "
+            "at. Put another one back first."
+        ),
         "chat.station_list_imported": N_(
             "🚉 {count} stations from “{filename}” replace the stations of “{title}”; its parks, "
             "museums and other places stay. The game now uses the map “{name}”."
