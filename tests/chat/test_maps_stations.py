@@ -163,7 +163,7 @@ def test_a_geojson_of_points_is_a_station_list_and_a_bad_row_changes_nothing(
         ],
     }
     table.upload("Alice", "export.geojson", json.dumps(points).encode())
-    assert "1 stations from “export.geojson”" in table.last()
+    assert "1 station from “export.geojson” replaces" in table.last()
     before = map_name(uow_factory, table)
     table.upload("Alice", "bad.csv", b"name,lat,lon\nA,36.1,-97.0\nB,136.1,-97.0\n")
     assert table.last() == (
@@ -351,3 +351,9 @@ def test_the_maps_cache_lets_the_least_recently_used_pack_go(
         assert maps.index(uow, "one") is first and maps.index(uow, "three") is third
         again = maps.index(uow, "two")
         assert again is not None and again is not second
+
+
+def test_a_list_of_one_station_is_counted_in_the_singular(table: Table) -> None:
+    setup_game(table)
+    table.upload("Alice", "one.csv", b"name,lat,lon\nNorth,36.13,-97.07\n")
+    assert table.last().startswith("🚉 1 station from “one.csv” replaces the stations of")

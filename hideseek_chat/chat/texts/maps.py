@@ -133,10 +133,6 @@ plain_texts(
             "This is the map's last station in the game: a game needs at least one to hide "
             "at. Put another one back first."
         ),
-        "chat.station_list_imported": N_(
-            "🚉 {count} stations from “{filename}” replace the stations of “{title}”; its parks, "
-            "museums and other places stay. The game now uses the map “{name}”."
-        ),
         "chat.map_no_current": N_(
             "The game has no map to change the stations of. Choose one with /map first."
         ),
@@ -317,6 +313,20 @@ def _stations_title(p: Params, fmt: Formatter) -> str:
         "/map stations NAME finds one; a CSV file (name,lat,lon,lines) replaces them all."
     )
     return f"{head}\n{rest}"
+
+
+@text("chat.station_list_imported")
+def _station_list_imported(p: Params, fmt: Formatter) -> str:
+    return fmt.n(
+        "🚉 {count} station from “{filename}” replaces the stations of “{title}”; its parks, "
+        "museums and other places stay. The game now uses the map “{name}”.",
+        "🚉 {count} stations from “{filename}” replace the stations of “{title}”; its parks, "
+        "museums and other places stay. The game now uses the map “{name}”.",
+        int(p["count"]),
+        filename=p["filename"],
+        title=p["title"],
+        name=p["name"],
+    )
 
 
 @text("chat.station_screen")
