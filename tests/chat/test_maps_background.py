@@ -39,10 +39,12 @@ class ThreadedGeocoder(FakeGeocoder):
     def __init__(self) -> None:
         super().__init__()
         self.release = threading.Event()
+        self.entered = threading.Semaphore(0)  # released once per search that began
         self.threads: list[int] = []
 
     def search(self, query: str, *, language: str = "en", limit: int = 5) -> list[Place]:
         self.threads.append(threading.get_ident())
+        self.entered.release()
         assert self.release.wait(10)
         return super().search(query, language=language, limit=limit)
 
@@ -76,7 +78,8 @@ async def test_the_tick_runs_jobs_in_worker_threads_without_waiting(
     for _ in range(3):
         await driver.on_tick()  # returns while the searches wait
     assert driver.map_jobs_running == 2  # at most two at once
-    await asyncio.sleep(0.05)
+    for _ in range(2):  # both workers are inside their search (claimed, not finished)
+        assert await asyncio.to_thread(geocoder.entered.acquire, True, 10)
     assert sorted(statuses(uow_factory)) == sorted(
         [MapJobStatus.RUNNING, MapJobStatus.RUNNING, MapJobStatus.QUEUED]
     )
