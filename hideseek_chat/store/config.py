@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -58,6 +59,12 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     """Return the session factory units of work are built from."""
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def dialect_insert(session: Session) -> Any:
+    """The INSERT construct of the session's database, which knows ``ON CONFLICT``."""
+    name = session.get_bind().dialect.name
+    return postgresql.insert if name == "postgresql" else sqlite.insert
 
 
 def is_sqlite(engine: Engine) -> bool:

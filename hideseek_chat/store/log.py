@@ -1,4 +1,4 @@
-"""The event log, the outbox and the processed update ids, as used inside a unit of work."""
+"""The event log and the outbox, as used inside a unit of work."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import Event
 from hideseek_chat.rules.state import GameState
-from hideseek_chat.store.models import ChatRow, EventRow, GameRow, OutboxRow, ProcessedUpdateRow
+from hideseek_chat.store.models import ChatRow, EventRow, GameRow, OutboxRow
 from hideseek_chat.store.serialize import (
     DecisionColumns,
     EventColumns,
@@ -193,16 +193,3 @@ class Outbox:
             raise LookupError(message_id)
         row.sent_at = now
         self.session.flush()
-
-
-class ProcessedUpdates:
-    """Inbound update ids already applied (channel-prefixed, e.g. ``tg:123456``)."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def is_processed(self, update_id: str) -> bool:
-        return self.session.get(ProcessedUpdateRow, update_id) is not None
-
-    def mark_processed(self, update_id: str, now: datetime, game_id: int | None = None) -> None:
-        self.session.add(ProcessedUpdateRow(update_id=update_id, game_id=game_id, processed_at=now))

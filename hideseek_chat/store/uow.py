@@ -35,7 +35,9 @@ from hideseek_chat.store.botnet import BotnetMatches
 from hideseek_chat.store.chats import Chats
 from hideseek_chat.store.checks import AnswerChecks
 from hideseek_chat.store.deadlines import Deadlines
-from hideseek_chat.store.log import EventLog, Outbox, ProcessedUpdates
+from hideseek_chat.store.inbox import Inbox
+from hideseek_chat.store.leases import Leases
+from hideseek_chat.store.log import EventLog, Outbox
 from hideseek_chat.store.mapjobs import MapJobs
 from hideseek_chat.store.maps import MapPacks
 from hideseek_chat.store.pings import Pings
@@ -56,7 +58,8 @@ class UnitOfWork:
     games: GameRepository
     events: EventLog
     outbox: Outbox
-    updates: ProcessedUpdates
+    updates: Inbox
+    leases: Leases
     deadlines: Deadlines
     pings: Pings
     maps: MapPacks
@@ -73,7 +76,8 @@ class UnitOfWork:
         self.games = GameRepository(self.session)
         self.events = EventLog(self.session)
         self.outbox = Outbox(self.session)
-        self.updates = ProcessedUpdates(self.session)
+        self.updates = Inbox(self.session)
+        self.leases = Leases(self.session)
         self.deadlines = Deadlines(self.session)
         self.pings = Pings(self.session)
         self.maps = MapPacks(self.session)

@@ -17,7 +17,7 @@ from hideseek_chat.store import (
     handle,
     start_game,
 )
-from hideseek_chat.store.models import EventRow, OutboxRow, ProcessedUpdateRow
+from hideseek_chat.store.models import EventRow, InboxRow, OutboxRow
 from hideseek_chat.store.serialize import (
     decode_decision,
     decode_event,
@@ -31,7 +31,7 @@ LATER = datetime(2026, 5, 3, tzinfo=UTC)
 
 
 def _rows(engine: Engine) -> tuple[int, int, int]:
-    return count(engine, EventRow), count(engine, OutboxRow), count(engine, ProcessedUpdateRow)
+    return count(engine, EventRow), count(engine, OutboxRow), count(engine, InboxRow)
 
 
 def test_handle_saves_the_state_logs_the_event_and_queues_the_decisions(

@@ -26,7 +26,14 @@ from hideseek_chat.store.models.game import (
     TeamRow,
     ZoneRow,
 )
-from hideseek_chat.store.models.log import EventRow, OutboxRow, PingRow, ProcessedUpdateRow
+from hideseek_chat.store.models.log import (
+    EventRow,
+    InboxRow,
+    InboxStatus,
+    LeaseRow,
+    OutboxRow,
+    PingRow,
+)
 from hideseek_chat.store.models.mapjobs import (
     MapJobKind,
     MapJobRow,
@@ -75,6 +82,9 @@ __all__ = [
     "HandBonusRow",
     "HideOrderRow",
     "HidingSpotRow",
+    "InboxRow",
+    "InboxStatus",
+    "LeaseRow",
     "MapJobKind",
     "MapJobRow",
     "MapJobStatus",
@@ -88,7 +98,6 @@ __all__ = [
     "PersonRow",
     "PingRow",
     "PlayerRow",
-    "ProcessedUpdateRow",
     "QuestionRow",
     "RestPeriodRow",
     "RoundRow",

@@ -1,16 +1,27 @@
-"""What happened around the state: the event log, the outbox, processed updates, pings."""
+"""What happened around the state: the event log, the outbox, the inbox, leases, pings."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, Text
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from hideseek_chat.store.models.base import GAME_FK, Base, game_ref
+from hideseek_chat.store.models.base import GAME_FK, Base, game_ref, str_enum
 
 #: A 64-bit surrogate key; SQLite only autoincrements an INTEGER PRIMARY KEY.
 BIG_ID = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class InboxStatus(StrEnum):
+    """Where an inbound update stands."""
+
+    PENDING = "pending"  # stored, not applied yet (a polled batch)
+    APPLIED = "applied"  # handled: its changes and its inbox row committed together
+    REFUSED = "refused"  # handled: the person was told why not; nothing changed
+    FAILED = "failed"  # the handler raised; kept with its payload for a look and a retry
+    UNREADABLE = "unreadable"  # the channel could not parse it; kept, never applied
 
 
 class EventRow(Base):
@@ -54,14 +65,41 @@ class OutboxRow(Base):
     sent_at: Mapped[datetime | None]
 
 
-class ProcessedUpdateRow(Base):
-    """An inbound update already applied; a redelivery with this id is ignored."""
+class InboxRow(Base):
+    """An inbound update, stored before the channel acknowledges it (``store.inbox``).
 
-    __tablename__ = "processed_updates"
+    ``update_id`` is channel-prefixed (``tg:123456``). An update handled at once is written
+    as ``applied`` in the transaction that applies it; a polled batch is written ``pending``
+    with its ``payload`` (the channel's raw update) and applied later, exactly once.
+    ``payload`` is cleared once the update is applied: it may hold a location.
+    """
 
-    update_id: Mapped[str] = mapped_column(primary_key=True)
-    game_id: Mapped[int | None] = mapped_column(ForeignKey(GAME_FK, ondelete="SET NULL"))
-    processed_at: Mapped[datetime]
+    __tablename__ = "inbox"
+    __table_args__ = (
+        Index("ix_inbox_status_id", "status", "id"),
+        Index("ix_inbox_received_at", "received_at"),
+    )
+
+    #: arrival order (a sequence, never a timestamp); within a lane, updates apply in it
+    id: Mapped[int] = mapped_column(BIG_ID, primary_key=True)
+    update_id: Mapped[str] = mapped_column(String(64), unique=True)
+    #: the chat the update came from: one lane's updates are applied one at a time
+    lane: Mapped[str | None] = mapped_column(String(64))
+    status: Mapped[InboxStatus] = mapped_column(str_enum(InboxStatus))
+    received_at: Mapped[datetime]
+    payload: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(default=0)
+
+
+class LeaseRow(Base):
+    """A named lease one process holds until ``expires_at`` (``store.leases``): the sender
+    of a game's outbox. A process that dies loses it when it expires."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64))
+    expires_at: Mapped[datetime]
 
 
 class PingRow(Base):
