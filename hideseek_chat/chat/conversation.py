@@ -43,6 +43,7 @@ from hideseek_chat.rules.errors import RuleViolation, WrongPhase
 from hideseek_chat.rules.ruleset import ruleset_paths
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
+from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
 #: An outbox entry handed to a channel is not handed out again for this long.
@@ -101,10 +102,18 @@ class Conversation:
 
     # ------------------------------------------------------------------ inbound
 
-    def handle(self, msg: Inbound) -> list[Outbound]:
-        """Act on what a person did, in one unit of work; return the replies to send now."""
+    def handle(self, msg: Inbound, payload: str | None = None) -> list[Outbound]:
+        """Act on what a person did, in one unit of work; return the replies to send now.
+
+        With an ``update_id`` the update is written to the inbox in that same transaction
+        (``store.inbox``): a redelivery, or a second worker given the same update, returns
+        ``[]`` and changes nothing. A refusal is remembered too, so it is said once. When a
+        handler raises, the update is kept as failed with ``payload`` (the channel's raw
+        update, for a look and a retry) and the exception propagates.
+        """
+        update_id = msg.update_id
         with self.uow_factory() as uow:
-            if msg.update_id is not None and uow.updates.is_processed(msg.update_id):
+            if update_id is not None and not uow.updates.begin(update_id, msg.chat, msg.at):
                 return []  # a redelivery: acted on before
             turn = Turn(self.services, msg, uow)
             try:
@@ -112,10 +121,33 @@ class Conversation:
                 turn.finish()
             except (RuleViolation, ChatError, GameNotFound) as refusal:
                 uow.rollback()
-                return self._refuse(turn, refusal)
+                replies = self._refuse(turn, refusal)
+                if update_id is not None:
+                    uow.updates.settle(update_id, InboxStatus.REFUSED, msg.at, msg.chat)
+                    uow.commit()
+                return replies
+            except Exception:
+                uow.rollback()
+                if update_id is not None:
+                    self.settle(update_id, InboxStatus.FAILED, msg.at, msg.chat, payload)
+                raise
         if turn.applied:
             self.maybe_pending = True
         return replies
+
+    def settle(
+        self,
+        update_id: str,
+        status: InboxStatus,
+        at: datetime,
+        lane: str | None = None,
+        payload: str | None = None,
+    ) -> None:
+        """Write how an update the conversation did not apply ended: failed, unreadable, or
+        applied with nothing to do (a kind of update the bot does not read)."""
+        with self.uow_factory() as uow:
+            uow.updates.settle(update_id, status, at, lane, payload)
+            uow.commit()
 
     def _refuse(self, turn: Turn, refusal: Exception) -> list[Outbound]:
         """One clear sentence where the person acted (a toast for a button press)."""

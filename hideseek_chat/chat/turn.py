@@ -94,8 +94,6 @@ class Turn:
         self.msg = msg
         self.uow = uow
         self.applied: list[Decision] = []
-        #: False for a turn whose only write need not be remembered (a pin)
-        self.remember_update = True
         self._wrote = False
         self._marked = False
         self._chat: str | None = None
@@ -236,15 +234,10 @@ class Turn:
         self._wrote = True
 
     def finish(self) -> None:
-        """Commit what the turn wrote and remember its update as processed."""
-        if not self._wrote:
-            return
-        update_id = self.msg.update_id
-        if update_id is not None and not self._marked and self.remember_update:
-            game_id = self._game[0] if self._game else None
-            self.uow.updates.mark_processed(update_id, self.msg.at, game_id)
-            self._marked = True
-        self.uow.commit()
+        """Commit what the turn wrote, with its update's inbox row (``Conversation.handle``
+        wrote it first, so even a turn that changed nothing is remembered as handled)."""
+        if self._wrote or self.msg.update_id is not None:
+            self.uow.commit()
 
     # ------------------------------------------------------------------ speaking
 

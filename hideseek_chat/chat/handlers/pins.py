@@ -69,9 +69,6 @@ def _record(
         Phase.GAME_OVER,
     )
     uow.pings.add(target.game_id, target.player_id, lat, lon, msg.at, accuracy, source, False)
-    # A repeated location only repeats a pin (the referee reads the newest); remembering
-    # every live edit's update would add a row per edit.
-    turn.remember_update = False
     turn.wrote()
     for event in facts(turn, state, target.player_id, msg.at, (lat, lon)):
         turn.establish(event)
