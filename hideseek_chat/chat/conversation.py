@@ -46,8 +46,9 @@ from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
-#: An outbox entry handed to a channel is not handed out again for this long.
-IN_FLIGHT = timedelta(seconds=60)
+#: A process sending a game's outbox holds it this long (renewed as it goes); one that died
+#: leaves it to the others after that.
+OUTBOX_LEASE = timedelta(seconds=60)
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,6 @@ class Conversation:
             map_clients=map_clients,
             map_max_age=map_max_age,
         )
-        self._in_flight: dict[int, datetime] = {}
         # False only once the outbox was found empty and nothing was applied since; spares
         # the outbox query after each of the many live-location edits. ``tick`` sets it, so
         # messages queued by another process are still found within a tick.
@@ -172,27 +172,54 @@ class Conversation:
 
     # ------------------------------------------------------------------ outgoing
 
-    def outgoing(self, now: datetime, limit: int = 50) -> list[Delivery]:
-        """The unsent outbox, rendered: one Delivery per entry, then the pinned statuses.
+    def outbox_games(self) -> list[int]:
+        """The games with unsent outbox entries, the longest waiting first."""
+        if not self.maybe_pending:
+            return []
+        with self.uow_factory() as uow:
+            games = uow.outbox.pending_games()
+        if not games:
+            self.maybe_pending = False
+        return games
+
+    def claim_outbox(self, game_id: int, holder: str, wall: datetime) -> bool:
+        """Take (or renew) the lease on sending ``game_id``'s outbox for ``holder``; False
+        while another process holds it. ``wall`` is the real time, not the game's."""
+        with self.uow_factory() as uow:
+            taken = uow.leases.take(f"outbox:{game_id}", holder, wall, OUTBOX_LEASE)
+            uow.commit()
+        return taken
+
+    def release_outbox(self, game_id: int, holder: str) -> None:
+        with self.uow_factory() as uow:
+            uow.leases.release(f"outbox:{game_id}", holder)
+            uow.commit()
+
+    def outgoing(
+        self, now: datetime, limit: int = 50, game_id: int | None = None
+    ) -> list[Delivery]:
+        """The unsent outbox (of ``game_id`` only, whose lease the caller holds), rendered:
+        one Delivery per entry, then the pinned statuses.
 
         The referee's jobs (``jobs``) run first, each committing on its own; rendering only
         reads.
         """
-        if not self.maybe_pending:
+        if game_id is None and not self.maybe_pending:
             return []
         deliveries: list[Delivery] = []
         status_chats: set[str] = set()
         states: dict[int, GameState] = {}
+        rendered: set[int] = set()
         services = self.services
         for _ in range(100):  # jobs may queue more announcements
             progressed = False
             with self.uow_factory() as uow:
-                pending = [
-                    m
-                    for m in uow.outbox.pending(limit=limit + len(self._in_flight))
-                    if m.id not in self._in_flight or now - self._in_flight[m.id] > IN_FLIGHT
-                ][:limit]
+                pending = uow.outbox.pending(limit=limit + len(rendered), game_id=game_id)
             for message in pending:
+                if message.id in rendered:
+                    continue  # rendered in an earlier pass, before a job added more
+                if len(rendered) >= limit:
+                    break
                 if jobs.is_job(message.decision):
                     jobs.carry_out(services, message, now)
                     states.clear()
@@ -208,13 +235,13 @@ class Conversation:
                         states[message.game_id] = uow.games.get(message.game_id)
                     state = states[message.game_id]
                     actions = outbox.render(services, uow, message, decision, state, now)
-                self._in_flight[message.id] = now
                 deliveries.append(Delivery(message.id, tuple(actions)))
+                rendered.add(message.id)
                 if decision.to.kind == AudienceKind.GROUP and not decision.key.startswith("map."):
                     status_chats.add(message.chat_key)  # a map job's news change no status
             if not progressed:
                 break
-        if not deliveries:
+        if not deliveries and game_id is None:
             self.maybe_pending = False
         for chat in sorted(status_chats):
             with self.uow_factory() as uow:
@@ -236,7 +263,6 @@ class Conversation:
             except LookupError:
                 return
             uow.commit()
-        self._in_flight.pop(delivery_id, None)
 
     def unreachable(self, ref: str, now: datetime) -> list[Outbound]:
         """A private message to ``ref`` bounced: remember it and ask them, in their group."""
@@ -259,16 +285,18 @@ class Conversation:
         name = player.name if player else (known_name or ref)
         return [_open_private_request(chat, name, fmt)]
 
-    def tick(self, now: datetime) -> None:
-        """Fire every due timer; their announcements land in the outbox."""
+    def tick(self, now: datetime, limit: int | None = None) -> int:
+        """Fire due timers (at most ``limit``); their announcements land in the outbox.
+        Return how many fired: ``limit`` of them means more may be due."""
         self.maybe_pending = True
-        fired = Scheduler(self.uow_factory, self.services.rulesets).run_due(now)
+        fired = Scheduler(self.uow_factory, self.services.rulesets).run_due(now, limit)
         for result in fired:
             self.services.states.pop(result.game_id, None)
         checked = self._quiet_checked_at
         if checked is None or now - checked >= liveness.CHECK_EVERY:
             self._quiet_checked_at = now
             liveness.check(self.uow_factory, now)  # live locations gone quiet: ask again
+        return len(fired)
 
     @property
     def has_map_jobs(self) -> bool:

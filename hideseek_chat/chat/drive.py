@@ -3,7 +3,7 @@
 A channel adapter converts what its platform delivers into ``model.Inbound`` values and
 performs ``model.Outbound`` actions; everything between is here, once::
 
-    driver = Driver(conversation, channel, clock)
+    driver = Driver(conversation, channel, clock, threads=executor)
     await driver.on_message(inbound)   # handle, perform the replies, drain the outbox
     await driver.on_tick()             # every few seconds: timers, then drain
 
@@ -11,14 +11,25 @@ A channel declares what it can do (``Capabilities``); the driver leaves out or r
 what it cannot (a picture becomes its fixed-width text, a deletion is skipped), so nothing
 here assumes Telegram. The loop is written once, asynchronously; a channel whose
 ``perform`` never waits (the console) runs it with ``run_sync``.
+
+With ``threads`` (a server), every call into the store runs in that thread pool, so the
+event loop stays free while one chat's update, a burst of timers or a game's outbox is
+worked on: different chats are handled at the same time (``chat.lanes`` keeps each chat's
+updates in order). Each game's outbox is sent by one task at a time in this process and,
+through a lease in the store, by one process at a time (``Conversation.claim_outbox``);
+timers are fired in batches of ``TICK_BATCH``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import uuid
 from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from hideseek_chat.chat.conversation import Conversation
@@ -38,6 +49,8 @@ DRAIN_LIMIT = 50
 MAX_MAP_JOBS = 2
 #: Map jobs run inline one after another per tick at most (the console).
 MAX_INLINE_JOBS = 10
+#: Timers fired per batch: between batches the event loop (and every other chat) moves on.
+TICK_BATCH = 20
 
 T = TypeVar("T")
 
@@ -68,6 +81,11 @@ class Channel(Protocol):
         ...
 
 
+def wall_clock() -> datetime:
+    """The real time (leases between processes never follow a game's faster clock)."""
+    return datetime.now(UTC)
+
+
 class Driver:
     """Run the conversation for one channel: see the module docstring."""
 
@@ -80,6 +98,9 @@ class Driver:
         drain_limit: int = DRAIN_LIMIT,
         jobs_inline: bool = False,
         max_map_jobs: int = MAX_MAP_JOBS,
+        threads: Executor | None = None,
+        wall: Callable[[], datetime] = wall_clock,
+        tick_batch: int = TICK_BATCH,
     ) -> None:
         self.conversation = conversation
         self.channel = channel
@@ -87,13 +108,29 @@ class Driver:
         self.drain_limit = drain_limit
         self.jobs_inline = jobs_inline
         self.max_map_jobs = max_map_jobs
+        self.threads = threads
+        self.wall = wall
+        self.tick_batch = tick_batch
+        #: who holds this process's outbox leases
+        self.holder = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._jobs: set[asyncio.Future[bool]] = set()
-        # A message and the tick may drain at the same time: one delivery, one send.
-        self._drain_lock = asyncio.Lock()
+        self._draining: set[int] = set()  # games whose outbox a task of ours is sending
+        self._dirty: set[int] = set()  # ... and that got news meanwhile
+        self._ticking = False
+        self._background: set[asyncio.Future[None]] = set()
 
-    async def on_message(self, msg: Inbound) -> list[Outbound]:
-        """Handle ``msg``, perform the replies, then send what the game announced."""
-        replies = self.conversation.handle(msg)
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        """Call ``function`` in the thread pool (inline without one: the console)."""
+        if self.threads is None:
+            return function(*args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.threads, partial(function, *args))
+
+    async def on_message(self, msg: Inbound, payload: str | None = None) -> list[Outbound]:
+        """Handle ``msg``, perform the replies, then send what the game announced.
+
+        ``payload`` is the channel's raw update, kept in the inbox if a handler fails."""
+        replies = await self._run(self.conversation.handle, msg, payload)
         if self.jobs_inline:  # the console: a job queued by this message runs now
             self.start_map_jobs()
         if isinstance(msg, ButtonIn) and not any(isinstance(r, AnswerButton) for r in replies):
@@ -104,10 +141,29 @@ class Driver:
         return replies
 
     async def on_tick(self) -> None:
-        """Fire the due timers, start the queued map jobs, then send what they announced."""
-        self.conversation.tick(self.clock())
+        """Fire the due timers in batches, start the queued map jobs, then send what they
+        announced. A tick that finds the previous one still at work leaves it to it."""
+        if self._ticking:
+            return
+        self._ticking = True
+        try:
+            while True:
+                fired = await self._run(self.conversation.tick, self.clock(), self.tick_batch)
+                if fired < self.tick_batch:
+                    break
+                self._in_background(self.drain())  # the first batches' news go out meanwhile
+        finally:
+            self._ticking = False
         self.start_map_jobs()
         await self.drain()
+
+    def _in_background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        if self.threads is None:  # the console: nothing runs beside it
+            run_sync(coroutine)
+            return
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     @property
     def map_jobs_running(self) -> int:
@@ -118,6 +174,11 @@ class Driver:
         """Wait for the map jobs running in worker threads (a clean shutdown, tests)."""
         while self._jobs:
             await asyncio.gather(*list(self._jobs))
+
+    async def idle(self) -> None:
+        """Wait for the outbox tasks started in the background (a clean shutdown, tests)."""
+        while self._background:
+            await asyncio.gather(*list(self._background))
 
     def start_map_jobs(self) -> None:
         """Run queued map jobs: inline to their end (``jobs_inline``: the console), else in
@@ -138,14 +199,50 @@ class Driver:
         task.add_done_callback(self._jobs.discard)
 
     async def drain(self) -> None:
-        """Send the outbox's deliveries in order; stop at a transient failure to retry later."""
-        async with self._drain_lock:
-            now = self.clock()
-            for delivery in self.conversation.outgoing(now, self.drain_limit):
-                actions = adapt(delivery.actions, self.channel.capabilities)
-                if not await self.channel.perform(actions, now):
+        """Send every game's unsent outbox, the games side by side, each in order; a game
+        stops at a transient failure to retry later."""
+        games = await self._run(self.conversation.outbox_games)
+        if len(games) == 1:
+            await self._drain_game(games[0])
+        elif games:
+            await asyncio.gather(*(self._drain_game(game) for game in games))
+
+    async def _drain_game(self, game_id: int) -> None:
+        if game_id in self._draining:
+            self._dirty.add(game_id)  # the task at it looks again before it stops
+            return
+        self._draining.add(game_id)
+        try:
+            while True:
+                self._dirty.discard(game_id)
+                if not await self._send_game(game_id) or game_id not in self._dirty:
                     return
-                self.conversation.delivered(delivery.id, self.clock())
+        finally:
+            self._draining.discard(game_id)
+
+    async def _send_game(self, game_id: int) -> bool:
+        """Hold the game's outbox lease and send its deliveries; False when another
+        process holds the lease or a send failed."""
+        conversation = self.conversation
+        if not await self._run(conversation.claim_outbox, game_id, self.holder, self.wall()):
+            return False
+        try:
+            while True:
+                now = self.clock()
+                deliveries = await self._run(conversation.outgoing, now, self.drain_limit, game_id)
+                if not deliveries:
+                    return True
+                for delivery in deliveries:
+                    actions = adapt(delivery.actions, self.channel.capabilities)
+                    if not await self.channel.perform(actions, now):
+                        return False
+                    await self._run(conversation.delivered, delivery.id, self.clock())
+                if not await self._run(
+                    conversation.claim_outbox, game_id, self.holder, self.wall()
+                ):
+                    return False  # the lease ran out meanwhile: the next holder goes on
+        finally:
+            await self._run(conversation.release_outbox, game_id, self.holder)
 
 
 def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbound]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.decisions import Decision
@@ -133,8 +133,21 @@ class Outbox:
                 )
             )
 
-    def pending(self, limit: int = 100, for_update: bool = False) -> list[OutboxMessage]:
-        """Unsent messages, oldest first.
+    def pending_games(self, limit: int = 100) -> list[int]:
+        """The games with unsent messages, the one waiting longest first."""
+        query = (
+            select(OutboxRow.game_id)
+            .where(OutboxRow.sent_at.is_(None))
+            .group_by(OutboxRow.game_id)
+            .order_by(func.min(OutboxRow.id))
+            .limit(limit)
+        )
+        return list(self.session.scalars(query))
+
+    def pending(
+        self, limit: int = 100, for_update: bool = False, game_id: int | None = None
+    ) -> list[OutboxMessage]:
+        """Unsent messages (of ``game_id`` only, if given), oldest first.
 
         ``for_update`` locks them (skipping rows another sender holds on PostgreSQL) until
         the unit of work ends: send, ``mark_sent`` and commit inside that unit of work.
@@ -147,6 +160,8 @@ class Outbox:
             .order_by(OutboxRow.id)
             .limit(limit)
         )
+        if game_id is not None:
+            query = query.where(OutboxRow.game_id == game_id)
         if for_update:
             query = query.with_for_update(of=OutboxRow, skip_locked=True)
         return [

@@ -188,11 +188,23 @@ class FakeConversation:
         self.bot_names.append(bot_name)
         return self
 
-    def handle(self, msg: Inbound) -> list[Outbound]:
+    def handle(self, msg: Inbound, payload: str | None = None) -> list[Outbound]:
         self.inbound.append(msg)
         return self.replies.pop(0) if self.replies else []
 
-    def outgoing(self, now: datetime, limit: int = 50) -> list[Delivery]:
+    def outbox_games(self) -> list[int]:
+        """One game, while anything is undelivered."""
+        return [1] if any(d.id not in self.delivered_ids for d in self.outbox) else []
+
+    def claim_outbox(self, game_id: int, holder: str, wall: datetime) -> bool:
+        return True
+
+    def release_outbox(self, game_id: int, holder: str) -> None:
+        pass
+
+    def outgoing(
+        self, now: datetime, limit: int = 50, game_id: int | None = None
+    ) -> list[Delivery]:
         return [d for d in self.outbox if d.id not in self.delivered_ids][:limit]
 
     def delivered(self, delivery_id: int, now: datetime) -> None:
@@ -202,8 +214,9 @@ class FakeConversation:
         self.unreachable_refs.append(ref)
         return list(self.notices)
 
-    def tick(self, now: datetime) -> None:
+    def tick(self, now: datetime, limit: int | None = None) -> int:
         self.ticks.append(now)
+        return 0
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         return self.statuses.get(chat if slot == "status" else f"{chat} {slot}")

@@ -105,7 +105,7 @@ async def test_the_tick_job_fires_timers_and_sends_their_announcements(harness: 
 async def test_a_conversation_error_is_logged_not_raised(
     harness: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(msg: object) -> list[object]:
+    def broken(msg: object, payload: str | None = None) -> list[object]:
         raise RuntimeError("boom")
 
     harness.conversation.handle = broken  # type: ignore[assignment,method-assign]
