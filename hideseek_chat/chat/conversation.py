@@ -43,6 +43,7 @@ from hideseek_chat.rules.errors import RuleViolation, WrongPhase
 from hideseek_chat.rules.ruleset import ruleset_paths
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
+from hideseek_chat.store.inbox import Stored
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
@@ -148,6 +149,19 @@ class Conversation:
         with self.uow_factory() as uow:
             uow.updates.settle(update_id, status, at, lane, payload)
             uow.commit()
+
+    def store_updates(self, updates: list[tuple[str, str | None, str]], at: datetime) -> set[str]:
+        """Store ``(update_id, lane, payload)`` as pending (a polled batch, before the poll is
+        confirmed); return the ids that were new. Apply each later with ``handle``."""
+        with self.uow_factory() as uow:
+            new = uow.updates.store(updates, at)
+            uow.commit()
+        return new
+
+    def pending_updates(self, limit: int = 100) -> list[Stored]:
+        """Stored updates not applied yet, the first of each lane, oldest first."""
+        with self.uow_factory() as uow:
+            return uow.updates.pending(limit)
 
     def _refuse(self, turn: Turn, refusal: Exception) -> list[Outbound]:
         """One clear sentence where the person acted (a toast for a button press)."""

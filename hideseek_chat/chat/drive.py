@@ -126,11 +126,21 @@ class Driver:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.threads, partial(function, *args))
 
-    async def on_message(self, msg: Inbound, payload: str | None = None) -> list[Outbound]:
+    async def on_message(
+        self,
+        msg: Inbound,
+        payload: str | None = None,
+        stored: asyncio.Future[None] | None = None,
+    ) -> list[Outbound]:
         """Handle ``msg``, perform the replies, then send what the game announced.
 
-        ``payload`` is the channel's raw update, kept in the inbox if a handler fails."""
-        replies = await self._run(self.conversation.handle, msg, payload)
+        ``payload`` is the channel's raw update, kept in the inbox if a handler fails;
+        ``stored`` is resolved once the update is in the inbox (a webhook answers then)."""
+        try:
+            replies = await self._run(self.conversation.handle, msg, payload)
+        finally:
+            if stored is not None and not stored.done():
+                stored.set_result(None)
         if self.jobs_inline:  # the console: a job queued by this message runs now
             self.start_map_jobs()
         if isinstance(msg, ButtonIn) and not any(isinstance(r, AnswerButton) for r in replies):

@@ -125,9 +125,9 @@ class Inbox:
 
     # ------------------------------------------------------------------ stored batches
 
-    def store(self, updates: Iterable[tuple[str, str | None, str]], now: datetime) -> int:
+    def store(self, updates: Iterable[tuple[str, str | None, str]], now: datetime) -> set[str]:
         """Store ``(update_id, lane, payload)`` rows as pending, skipping ids already known;
-        return how many were new."""
+        return the ids that were new."""
         rows = [
             {
                 "update_id": update_id,
@@ -140,15 +140,15 @@ class Inbox:
             for update_id, lane, payload in updates
         ]
         if not rows:
-            return 0
+            return set()
         insert = dialect_insert(self.session)
         statement = (
             insert(InboxRow)
             .values(rows)
             .on_conflict_do_nothing(index_elements=[InboxRow.update_id])
-            .returning(InboxRow.id)
+            .returning(InboxRow.update_id)
         )
-        return len(self.session.execute(statement).all())
+        return set(self.session.scalars(statement))
 
     def pending(self, limit: int = 100) -> list[Stored]:
         """Pending updates that are first in their lane, oldest first (not locked)."""

@@ -9,8 +9,11 @@ The command menus come from the conversation's routing table.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, TypeAlias
 
@@ -24,7 +27,6 @@ from telegram import (
 )
 from telegram.error import TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     ContextTypes,
@@ -39,8 +41,12 @@ from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities, Driver
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
+from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, Outbound
+from hideseek_chat.store.inbox import Stored
+from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.telegram.convert import MAX_DOWNLOAD_BYTES, key, to_inbound
+from hideseek_chat.telegram.limits import PacingLimiter
 from hideseek_chat.telegram.send import perform
 
 log = logging.getLogger(__name__)
@@ -63,6 +69,12 @@ FLOOD_RETRIES = 3
 ALLOWED_UPDATES = (Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY)
 #: What Telegram can do with the conversation's actions.
 CAPABILITIES = Capabilities()
+#: Threads the store calls of one process run in (updates, timers, the outbox).
+STORE_THREADS = 8
+#: Where the application keeps its channel (``channel_of``).
+CHANNEL = "hideseek.channel"
+#: Stored updates looked up per ``resume``.
+PENDING_BATCH = 200
 
 ConversationFactory: TypeAlias = Callable[[str], Conversation]
 
@@ -71,7 +83,9 @@ class TelegramChannel:
     """python-telegram-bot's side of the shared drive loop (``chat.drive.Driver``).
 
     The conversation is made on first use with the bot's username, known only once the
-    application has asked Telegram who it is (``Application.initialize``).
+    application has asked Telegram who it is (``Application.initialize``). Store calls run
+    in a thread pool of their own (``threads``), so that one chat's update never holds up
+    another's; ``receive`` takes the raw updates of the poller and the webhook.
     """
 
     capabilities = CAPABILITIES
@@ -82,18 +96,25 @@ class TelegramChannel:
         clock: GameClock,
         *,
         max_download: int = MAX_DOWNLOAD_BYTES,
+        threads: int = STORE_THREADS,
     ) -> None:
         self._factory = conversation_factory
         self._driver: Driver | None = None
         self._bot: Bot | None = None
         self._clock = clock
         self._max_download = max_download
+        self._threads = ThreadPoolExecutor(threads, thread_name_prefix="store")
+        self.lanes = Lanes()
+        #: stored updates handed to a lane and not yet done (not handed out twice)
+        self._in_lanes: set[str] = set()
 
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
         if self._driver is None:
             self._bot = bot
-            self._driver = Driver(self._factory(bot.username), self, self._clock.now)
+            self._driver = Driver(
+                self._factory(bot.username), self, self._clock.now, threads=self._threads
+            )
         return self._driver
 
     async def perform(self, actions: Sequence[Outbound], now: datetime) -> bool:
@@ -102,24 +123,143 @@ class TelegramChannel:
         return await perform(self._bot, self._driver.conversation, actions, now=now)
 
     async def on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Handle one update: convert it and hand it to the drive loop."""
-        bot = context.bot
+        """Handle one update (``Application.process_update``): convert it and hand it to the
+        drive loop, in the update's own task."""
+        await self._apply(update, context.bot)
+
+    async def _apply(
+        self,
+        update: Update,
+        bot: Bot,
+        payload: str | None = None,
+        stored: asyncio.Future[None] | None = None,
+    ) -> None:
+        """Convert ``update`` and run it through the drive loop; ``stored`` is resolved
+        once it is in the inbox (before the replies go out)."""
         driver = self.driver(bot)
         now = self._clock.now()
         inbound = await to_inbound(
             update, bot_username=bot.username, now=now, max_download=self._max_download
         )
         if inbound is not None:
-            await driver.on_message(inbound)
+            if payload is None:
+                payload = json.dumps(update.to_dict(), default=str)
+            await driver.on_message(inbound, payload, stored)
             return
         query = update.callback_query
         if query is not None:  # a press the conversation cannot read, answered all the same
             await self.perform([AnswerButton(key(query.from_user.id), press_ref=query.id)], now)
         await driver.drain()
 
+    # ------------------------------------------------------------------ raw updates
+
+    async def receive(self, raw: dict[str, Any], bot: Bot) -> None:
+        """Handle a raw update the webhook received, in its chat's lane; return once it is
+        stored (applied, refused, failed or unreadable), before its replies are sent."""
+        stored: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.lanes.submit(lane_of(raw), lambda: self._apply_raw(raw, bot, stored))
+        await stored
+
+    def dispatch_stored(self, stored: Stored, bot: Bot) -> None:
+        """Apply a stored (pending) update in its lane, unless it is on its way already."""
+        if stored.update_id in self._in_lanes:
+            return
+        self._in_lanes.add(stored.update_id)
+        try:
+            raw = json.loads(stored.payload or "")
+        except ValueError:
+            raw = None
+
+        async def work() -> None:
+            try:
+                if not isinstance(raw, dict):
+                    await self._unreadable(stored.update_id, stored.lane, stored.payload, bot)
+                    return
+                await self._apply_raw(raw, bot, None)
+            finally:
+                self._in_lanes.discard(stored.update_id)
+
+        self.lanes.submit(stored.lane or stored.update_id, work)
+
+    async def resume(self, bot: Bot) -> None:
+        """Hand the stored updates no lane is working on to their lanes (after a restart,
+        or those a worker that died had stored)."""
+        driver = self.driver(bot)
+        pending = await driver._run(driver.conversation.pending_updates, PENDING_BATCH)
+        for stored in pending:
+            self.dispatch_stored(stored, bot)
+
+    async def _apply_raw(
+        self, raw: dict[str, Any], bot: Bot, stored: asyncio.Future[None] | None
+    ) -> None:
+        update_ref = _ref(raw.get("update_id"))
+        payload = json.dumps(raw)
+        try:
+            try:
+                update = Update.de_json(raw, bot)
+                if update is None:
+                    raise ValueError("empty update")
+            except Exception:
+                await self._unreadable(update_ref, lane_of(raw), payload, bot)
+                return
+            await self._apply(update, bot, payload, stored)
+        except Exception:
+            log.error("handling update %s (%s) failed", update_ref, _kind(raw), exc_info=True)
+        finally:
+            if stored is not None and not stored.done():
+                stored.set_result(None)
+
+    async def _unreadable(
+        self, update_ref: str, lane: str | None, payload: str | None, bot: Bot
+    ) -> None:
+        """Keep an update the library cannot read, say so once, and go on."""
+        log.warning("update %s could not be read; it is kept and skipped", update_ref)
+        driver = self.driver(bot)
+        await driver._run(
+            driver.conversation.settle,
+            update_ref,
+            InboxStatus.UNREADABLE,
+            self._clock.now(),
+            lane,
+            payload,
+        )
+
     async def on_tick(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Fire the due timers, then send what they announced."""
         await self.driver(context.bot).on_tick()
+
+    async def close(self) -> None:
+        """Let the lanes finish and stop the thread pool (a clean shutdown)."""
+        await self.lanes.join()
+        if self._driver is not None:
+            await self._driver.idle()
+        self._threads.shutdown(wait=True)
+
+
+def lane_of(raw: dict[str, Any]) -> str:
+    """The chat a raw update belongs to (its lane), or its own id when it names none."""
+    for field in ("message", "edited_message", "channel_post", "edited_channel_post"):
+        message = raw.get(field)
+        if isinstance(message, dict) and isinstance(message.get("chat"), dict):
+            return _ref(message["chat"].get("id"))
+    query = raw.get("callback_query")
+    if isinstance(query, dict):
+        message = query.get("message")
+        if isinstance(message, dict) and isinstance(message.get("chat"), dict):
+            return _ref(message["chat"].get("id"))
+        sender = query.get("from")
+        if isinstance(sender, dict):
+            return _ref(sender.get("id"))
+    for field in ("my_chat_member", "chat_member", "chat_join_request"):
+        member = raw.get(field)
+        if isinstance(member, dict) and isinstance(member.get("chat"), dict):
+            return _ref(member["chat"].get("id"))
+    return _ref(raw.get("update_id"))
+
+
+def _kind(raw: dict[str, Any]) -> str:
+    """What kind of update ``raw`` is, for a log line (never its content)."""
+    return next((name for name in raw if name != "update_id"), "empty")
 
 
 #: One command menu per kind of chat, each listing what can be done there.
@@ -176,18 +316,22 @@ def build_application(
     request: BaseRequest | None = None,
     tick_seconds: float = TICK_SECONDS,
     max_download: int = MAX_DOWNLOAD_BYTES,
+    limiter: PacingLimiter | None = None,
 ) -> TelegramApp:
     """Build the bot's ``Application``; nothing connects until it is initialized or run.
 
     ``base_url`` names a self-hosted Bot API server (``http://host:8081/bot``); its file URL
-    is derived (``.../file/bot``). ``request`` replaces the HTTP layer (tests).
+    is derived (``.../file/bot``). ``request`` replaces the HTTP layer and ``limiter`` the
+    send limits' clock (tests).
     """
     channel = TelegramChannel(conversation_factory, clock, max_download=max_download)
     builder = (
         ApplicationBuilder()
         .token(token)
-        .rate_limiter(AIORateLimiter(max_retries=FLOOD_RETRIES))
+        .rate_limiter(limiter or PacingLimiter(max_retries=FLOOD_RETRIES))
+        .updater(None)  # the poller and the webhook are ours (``telegram.runner``)
         .post_init(_set_commands)
+        .post_shutdown(_close_channel)
     )
     if base_url:
         builder = builder.base_url(base_url)
@@ -196,6 +340,7 @@ def build_application(
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
     application = builder.build()
+    application.bot_data[CHANNEL] = channel
     application.add_handler(TypeHandler(Update, channel.on_update))
     application.add_error_handler(_log_error)
     assert application.job_queue is not None  # the job-queue extra is a dependency
@@ -209,6 +354,22 @@ def build_application(
     return application
 
 
+def channel_of(application: TelegramApp) -> TelegramChannel:
+    """The channel ``build_application`` wired into ``application``."""
+    channel = application.bot_data[CHANNEL]
+    assert isinstance(channel, TelegramChannel)
+    return channel
+
+
+async def _close_channel(application: TelegramApp) -> None:
+    await channel_of(application).close()
+
+
 def _file_url(base_url: str) -> str:
     """``http://host:8081/bot`` -> ``http://host:8081/file/bot`` (the Bot API's layout)."""
     return base_url.rstrip("/").removesuffix("/bot") + "/file/bot"
+
+
+def _ref(value: Any) -> str:
+    """A raw id as the store names it (``tg:123``), whatever its type."""
+    return f"tg:{value}"

@@ -11,7 +11,7 @@ from telegram import Update
 
 from hideseek_chat.telegram.bot import TelegramApp, build_application
 from tests.telegram.factories import TOKEN
-from tests.telegram.fakes import FakeConversation, FixedClock, RecordingRequest
+from tests.telegram.fakes import FakeConversation, FixedClock, RecordingRequest, virtual_limiter
 
 #: The game clock's time in every test: far from the updates' own dates on purpose.
 GAME_NOW = datetime(2031, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -32,7 +32,9 @@ class Harness:
 async def harness() -> AsyncIterator[Harness]:
     api = RecordingRequest()
     conversation = FakeConversation()
-    app = build_application(TOKEN, FixedClock(GAME_NOW), conversation.named, request=api)
+    app = build_application(
+        TOKEN, FixedClock(GAME_NOW), conversation.named, request=api, limiter=virtual_limiter()
+    )
     await app.initialize()
     try:
         yield Harness(app, api, conversation)

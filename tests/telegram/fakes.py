@@ -12,6 +12,8 @@ from telegram.request import BaseRequest, RequestData
 
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.model import Inbound, Outbound
+from hideseek_chat.chat.pacing import Pacer
+from hideseek_chat.telegram.limits import PacingLimiter
 from tests.telegram.factories import BOT_ID, BOT_USERNAME, SENT_AT, chat
 
 BOT_USER = {
@@ -23,6 +25,28 @@ BOT_USER = {
     "can_read_all_group_messages": False,
     "supports_inline_queries": False,
 }
+
+
+class VirtualTime:
+    """Seconds that pass only when someone waits: the send limits' clock in tests, so that
+    pacing is exercised without waiting on the wall clock."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.waited: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.waited.append(seconds)
+        self.now += seconds
+
+
+def virtual_limiter(time: VirtualTime | None = None) -> PacingLimiter:
+    """The bot's own rate limiter on virtual time."""
+    time = time or VirtualTime()
+    return PacingLimiter(Pacer(time.clock), sleep=time.sleep)
 
 
 @dataclass(frozen=True)

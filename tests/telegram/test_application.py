@@ -6,18 +6,18 @@ import json
 import logging
 
 import pytest
-from telegram.ext import AIORateLimiter
 
 from hideseek_chat.chat.model import SendText
 from hideseek_chat.chat.routes import Where, menu
 from hideseek_chat.telegram.bot import TICK_SECONDS, build_application
+from hideseek_chat.telegram.limits import PacingLimiter
 from tests.telegram.conftest import GAME_NOW, Harness
 from tests.telegram.factories import GROUP, TOKEN, make_command
 from tests.telegram.fakes import Delivery, FakeConversation, FixedClock, RecordingRequest
 
 
 async def test_every_call_goes_through_the_rate_limiter(harness: Harness) -> None:
-    assert isinstance(harness.app.bot.rate_limiter, AIORateLimiter)
+    assert isinstance(harness.app.bot.rate_limiter, PacingLimiter)
 
 
 async def test_the_command_menus_are_set_on_startup_one_per_kind_of_chat(
