@@ -7,7 +7,9 @@ update, once the bot knows its username) and the bot's ``Application`` with its 
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from telegram.request import BaseRequest
 
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.drive import wall_clock
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.config import Config
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
@@ -32,11 +35,9 @@ from hideseek_chat.store import (
     purge_pings,
     unit_of_work_factory,
 )
-from hideseek_chat.telegram.bot import (
-    ALLOWED_UPDATES,
-    TelegramApp,
-    build_application,
-)
+from hideseek_chat.store.inbox import RETENTION as INBOX_RETENTION
+from hideseek_chat.telegram import runner
+from hideseek_chat.telegram.bot import TelegramApp, build_application
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,12 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
         count = purge_pings(uow_factory, clock.now(), config.ping_retention)
         if count:
             log.info("purged %d location pings of finished games", count)
+        # Real time, like the inbox's: Telegram redelivers for a day at most.
+        with uow_factory() as uow:
+            forgotten = uow.updates.purge(wall_clock() - INBOX_RETENTION)
+            uow.commit()
+        if forgotten:
+            log.info("forgot %d handled updates", forgotten)
 
     assert telegram.job_queue is not None
     telegram.job_queue.run_repeating(
@@ -149,7 +156,7 @@ def run_polling(config: Config) -> None:
     """Run the bot with long polling until interrupted (Ctrl-C, SIGTERM)."""
     app = build(config)
     try:
-        app.telegram.run_polling(allowed_updates=list(ALLOWED_UPDATES))
+        asyncio.run(_run_until_signal(app, None))
     finally:
         app.engine.dispose()
 
@@ -158,19 +165,32 @@ def run_webhook(config: Config) -> None:
     """Serve Telegram's webhook on ``PORT`` at ``WEBHOOK_URL``'s path until interrupted.
 
     Telegram sends ``WEBHOOK_SECRET`` (or the secret derived from the token) with every
-    request; python-telegram-bot refuses requests without it.
+    request; the server refuses requests without it (403).
     """
-    webhook_url = config.require_webhook_url()
-    secret = config.effective_webhook_secret
+    webhook = webhook_settings(config)
     app = build(config)
     try:
-        app.telegram.run_webhook(
-            listen="0.0.0.0",  # every interface: a container port behind the TLS proxy
-            port=config.port,
-            url_path=urlsplit(webhook_url).path.lstrip("/"),
-            webhook_url=webhook_url,
-            secret_token=secret,
-            allowed_updates=list(ALLOWED_UPDATES),
-        )
+        asyncio.run(_run_until_signal(app, webhook))
     finally:
         app.engine.dispose()
+
+
+def webhook_settings(config: Config) -> runner.Webhook:
+    """Where the webhook listens, from ``WEBHOOK_URL``, ``WEBHOOK_SECRET`` and ``PORT``."""
+    url = config.require_webhook_url()
+    return runner.Webhook(
+        url=url,
+        path=urlsplit(url).path.lstrip("/"),
+        secret=config.effective_webhook_secret,
+        port=config.port,
+    )
+
+
+async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
+    """Run until SIGTERM or SIGINT, then stop cleanly: the updates in hand are finished,
+    no new timer or outbox entry is claimed."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await runner.run(app.telegram, stop, webhook)

@@ -81,7 +81,7 @@ class PacingLimiter(BaseRateLimiter[int]):
                 return await callback(*args, **kwargs)
             except RetryAfter as flood:
                 self.flood_waits += 1
-                wait = _seconds(flood.retry_after)
+                wait = retry_seconds(flood.retry_after)
                 if attempt >= retries or wait > MAX_RETRY_WAIT:
                     raise
                 attempt += 1
@@ -98,7 +98,7 @@ def _chat_of(data: dict[str, Any]) -> tuple[str | None, bool]:
     return text, text.startswith(("-", "@"))
 
 
-def _seconds(retry_after: Any) -> float:
+def retry_seconds(retry_after: Any) -> float:
     """``RetryAfter.retry_after`` as seconds (an int, or a timedelta in newer releases)."""
     seconds = getattr(retry_after, "total_seconds", None)
     return float(seconds() if callable(seconds) else retry_after)

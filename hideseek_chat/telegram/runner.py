@@ -1,0 +1,242 @@
+"""Running the bot: long polling or the webhook, both storing every update before Telegram
+counts it as delivered.
+
+- Long polling (``Poller``): each batch ``getUpdates`` returns is stored in the inbox and
+  committed before the next call, whose ``offset`` is what confirms the batch to Telegram;
+  then each update is applied in its chat's lane. A batch that cannot be stored is fetched
+  again. Updates are read as raw JSON, so one the library cannot parse is kept as
+  unreadable and skipped instead of wedging the loop.
+- The webhook (``web.server``): each request is answered 200 once its update is stored
+  (applied, refused, failed or unreadable); a crash before that leaves Telegram to deliver
+  it again, and the inbox makes the second delivery harmless.
+
+On start, updates stored but not applied (a poller that died) are applied; a network that
+is away is retried with backoff, one log line per failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Bot
+from telegram.error import InvalidToken, NetworkError, RetryAfter, TelegramError
+
+from hideseek_chat.chat.drive import wall_clock
+from hideseek_chat.telegram.bot import (
+    ALLOWED_UPDATES,
+    TelegramApp,
+    TelegramChannel,
+    channel_of,
+    lane_of,
+)
+from hideseek_chat.telegram.limits import retry_seconds
+from hideseek_chat.web.server import make_app, make_server, telegram_route
+
+log = logging.getLogger(__name__)
+
+#: Seconds ``getUpdates`` waits for news before answering empty.
+POLL_TIMEOUT = 30
+#: The longest wait between retries when Telegram cannot be reached (seconds).
+MAX_BACKOFF = 60.0
+#: How often stored updates nobody is applying are looked for (seconds).
+RESUME_EVERY = 30.0
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """Where the webhook listens and what Telegram is told."""
+
+    url: str  # the public https:// address
+    path: str  # the path the server serves it at
+    secret: str
+    host: str = "0.0.0.0"  # every interface: a container port behind the TLS proxy
+    port: int = 8080
+
+
+class Backoff:
+    """Waits that grow (with jitter) while a call keeps failing, and reset on success."""
+
+    def __init__(self, stop: asyncio.Event, maximum: float = MAX_BACKOFF) -> None:
+        self.stop = stop
+        self.maximum = maximum
+        self.failures = 0
+
+    async def wait(self, what: str, err: Exception) -> None:
+        """Log one line for the failure, then wait (or return early on stop)."""
+        self.failures += 1
+        if isinstance(err, RetryAfter):
+            delay = retry_seconds(err.retry_after)
+        else:
+            delay = min(self.maximum, 2.0 ** min(self.failures, 6)) * random.uniform(0.5, 1.0)
+        log.warning("%s failed (%s); trying again in %.0f s", what, _short(err), delay)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), timeout=delay)
+
+    def reset(self) -> None:
+        self.failures = 0
+
+
+class Poller:
+    """Long polling that stores before it confirms; see the module docstring."""
+
+    def __init__(self, bot: Bot, channel: TelegramChannel, stop: asyncio.Event) -> None:
+        self.bot = bot
+        self.channel = channel
+        self.stop = stop
+        self.offset: int | None = None
+
+    async def run(self) -> None:
+        """Poll until ``stop`` is set."""
+        backoff = Backoff(self.stop)
+        while not self.stop.is_set():
+            try:
+                updates = await self._fetch()
+                if updates:
+                    await self._store(updates)
+            except InvalidToken:
+                raise
+            except (NetworkError, RetryAfter, TelegramError) as err:
+                await backoff.wait("getUpdates", err)
+                continue
+            except Exception as err:  # the database away: the batch is fetched again
+                log.error("storing updates failed (%s); fetching them again", _short(err))
+                await backoff.wait("storing updates", err)
+                continue
+            backoff.reset()
+
+    async def _fetch(self) -> list[dict[str, Any]]:
+        kwargs: dict[str, Any] = {
+            "timeout": POLL_TIMEOUT,
+            "allowed_updates": list(ALLOWED_UPDATES),
+        }
+        if self.offset is not None:
+            kwargs["offset"] = self.offset
+        result = await self.bot.do_api_request(
+            "getUpdates", api_kwargs=kwargs, read_timeout=POLL_TIMEOUT + 10
+        )
+        if not isinstance(result, list):
+            raise NetworkError("getUpdates answered something other than a list")
+        updates = []
+        for raw in result:
+            update_id = raw.get("update_id") if isinstance(raw, dict) else None
+            if isinstance(update_id, int) and not isinstance(update_id, bool):
+                updates.append(raw)
+            else:
+                log.warning("getUpdates returned an entry without an update id; skipped")
+        return updates
+
+    async def _store(self, updates: list[dict[str, Any]]) -> None:
+        """Store the batch, move the offset past it (confirmed by the next call), then
+        apply each update in its lane."""
+        rows = [(f"tg:{u['update_id']}", lane_of(u), json.dumps(u)) for u in updates]
+        driver = self.channel.driver(self.bot)
+        await driver._run(driver.conversation.store_updates, rows, wall_clock())
+        self.offset = max(u["update_id"] for u in updates) + 1
+        await self.channel.resume(self.bot)
+
+
+async def run(
+    application: TelegramApp,
+    stop: asyncio.Event,
+    webhook: Webhook | None = None,
+) -> None:
+    """Run the bot until ``stop`` is set: the webhook server when ``webhook`` is given,
+    else long polling. Starts the timers' tick; stops cleanly (the updates in hand are
+    finished, the outbox stays consistent)."""
+    channel = channel_of(application)
+    backoff = Backoff(stop)
+    while not stop.is_set():
+        try:
+            await application.initialize()  # getMe: is the token good, is Telegram there
+            break
+        except InvalidToken:
+            raise
+        except (NetworkError, TelegramError) as err:
+            await backoff.wait("reaching Telegram", err)
+    if stop.is_set():
+        return
+    bot = application.bot
+    channel.driver(bot)
+    await application.start()  # the job queue: timers and the outbox
+    resumer = asyncio.ensure_future(_keep_resuming(channel, bot, stop))
+    try:
+        await channel.resume(bot)
+        if webhook is None:
+            await _call(stop, "deleteWebhook", lambda: bot.delete_webhook())
+            await Poller(bot, channel, stop).run()
+        else:
+            await _serve_webhook(application, channel, webhook, stop)
+    finally:
+        resumer.cancel()
+        await application.stop()
+        await application.shutdown()
+
+
+async def _serve_webhook(
+    application: TelegramApp, channel: TelegramChannel, webhook: Webhook, stop: asyncio.Event
+) -> None:
+    bot = application.bot
+
+    async def receive(update: dict[str, Any]) -> None:
+        await channel.receive(update, bot)
+
+    server = make_server(
+        make_app([telegram_route(webhook.path, webhook.secret, receive)]),
+        webhook.host,
+        webhook.port,
+    )
+    serving = asyncio.ensure_future(server.serve())
+    await _call(
+        stop,
+        "setWebhook",
+        lambda: bot.set_webhook(
+            webhook.url, secret_token=webhook.secret, allowed_updates=list(ALLOWED_UPDATES)
+        ),
+    )
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait([serving, stopping], return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True
+    stopping.cancel()
+    await serving
+    await channel.lanes.join()
+
+
+async def _call(stop: asyncio.Event, what: str, call: Callable[[], Awaitable[object]]) -> None:
+    """Make a set-up call to Telegram, retrying with backoff until it works or we stop."""
+    backoff = Backoff(stop)
+    while not stop.is_set():
+        try:
+            await call()
+            return
+        except InvalidToken:
+            raise
+        except (NetworkError, TelegramError) as err:
+            await backoff.wait(what, err)
+
+
+async def _keep_resuming(channel: TelegramChannel, bot: Bot, stop: asyncio.Event) -> None:
+    """Now and then, apply stored updates that no lane is working on (another worker that
+    died stored them)."""
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=RESUME_EVERY)
+        except TimeoutError:
+            try:
+                await channel.resume(bot)
+            except Exception as err:  # the database away: next time
+                log.warning("looking for stored updates failed (%s)", _short(err))
+
+
+def _short(err: BaseException) -> str:
+    """One line about ``err``, without the update or anything personal in it."""
+    text = str(err).splitlines()[0] if str(err) else ""
+    return f"{type(err).__name__}: {text[:200]}" if text else type(err).__name__
