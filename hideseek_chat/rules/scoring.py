@@ -57,7 +57,9 @@ def scoreboard(state: GameState) -> dict[str, Any]:
                 times = round_seeker_times(state, round_)
                 if times and round_.ended_at is not None:
                     best = times[0]["seconds"]
-                    points += any(t["team_id"] == team.id and t["seconds"] == best for t in times)
+                    points += any(
+                        run["team_id"] == team.id and run["seconds"] == best for run in times
+                    )
             rows.append({"team": team.name, "team_id": team.id, "score": points})
         else:
             best_time = None

@@ -117,11 +117,12 @@ def _mode(f: Formatter, mode: str, teams: int | None) -> list[str]:
 def _global(f: Formatter) -> str:
     if f.ruleset is None:
         return f.t("Global scale: hiding periods last a day, card times are multiplied.")
+    factor = f"{f.ruleset.global_multiplier:g}"
     return f.t(
         "Global scale: the hiding period lasts {duration}; card times are the large game's "
         "×{factor}.",
         duration=minutes(f, f.ruleset.global_hiding_period_min),
-        factor=f"{f.ruleset.global_multiplier:g}",
+        factor=factor,
     )
 
 
