@@ -163,6 +163,11 @@ class Conversation:
         with self.uow_factory() as uow:
             return uow.updates.pending(limit)
 
+    def next_pending(self, lane: str) -> Stored | None:
+        """The oldest stored update of ``lane`` not applied yet."""
+        with self.uow_factory() as uow:
+            return uow.updates.next_in_lane(lane)
+
     def _refuse(self, turn: Turn, refusal: Exception) -> list[Outbound]:
         """One clear sentence where the person acted (a toast for a button press)."""
         msg = turn.msg

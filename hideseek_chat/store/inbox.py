@@ -166,6 +166,16 @@ class Inbox:
         )
         return [_stored(row) for row in self.session.scalars(query)]
 
+    def next_in_lane(self, lane: str) -> Stored | None:
+        """The oldest pending update of ``lane`` (not locked)."""
+        row = self.session.scalar(
+            select(InboxRow)
+            .where(InboxRow.lane == lane, InboxRow.status == InboxStatus.PENDING)
+            .order_by(InboxRow.id)
+            .limit(1)
+        )
+        return None if row is None else _stored(row)
+
     def claim(self, update_id: str) -> Stored | None:
         """Lock the pending update ``update_id`` for this transaction (None when another
         worker holds it or it was handled meanwhile)."""

@@ -34,7 +34,7 @@ from telegram.ext import (
     JobQueue,
     TypeHandler,
 )
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest
 
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
@@ -73,6 +73,8 @@ CAPABILITIES = Capabilities()
 STORE_THREADS = 8
 #: Where the application keeps its channel (``channel_of``).
 CHANNEL = "hideseek.channel"
+#: How long a long poll may take to answer (``getUpdates``' own timeout is 30 s).
+POLL_READ_TIMEOUT = 40.0
 #: Stored updates looked up per ``resume``.
 PENDING_BATCH = 200
 
@@ -105,6 +107,8 @@ class TelegramChannel:
         self._max_download = max_download
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="store")
         self.lanes = Lanes()
+        #: the HTTP layer ``getUpdates`` goes through (the poller reads raw JSON with it)
+        self.poll_request: BaseRequest | None = None
         #: stored updates handed to a lane and not yet done (not handed out twice)
         self._in_lanes: set[str] = set()
 
@@ -160,8 +164,9 @@ class TelegramChannel:
         self.lanes.submit(lane_of(raw), lambda: self._apply_raw(raw, bot, stored))
         await stored
 
-    def dispatch_stored(self, stored: Stored, bot: Bot) -> None:
-        """Apply a stored (pending) update in its lane, unless it is on its way already."""
+    def dispatch_stored(self, stored: Stored, bot: Bot, follow: bool = False) -> None:
+        """Apply a stored (pending) update in its lane, unless it is on its way already;
+        with ``follow``, then the lane's next pending update (a resumed lane, in order)."""
         if stored.update_id in self._in_lanes:
             return
         self._in_lanes.add(stored.update_id)
@@ -174,20 +179,36 @@ class TelegramChannel:
             try:
                 if not isinstance(raw, dict):
                     await self._unreadable(stored.update_id, stored.lane, stored.payload, bot)
-                    return
-                await self._apply_raw(raw, bot, None)
+                else:
+                    await self._apply_raw(raw, bot, None)
             finally:
                 self._in_lanes.discard(stored.update_id)
+            if follow:
+                await self._follow(stored, bot)
 
         self.lanes.submit(stored.lane or stored.update_id, work)
 
+    async def _follow(self, done: Stored, bot: Bot) -> None:
+        """Hand the lane of ``done`` its next pending update (submitted before this work
+        ends, so a lane's updates stay in order and ``lanes.join`` waits for them too)."""
+        if done.lane is None:
+            return
+        driver = self.driver(bot)
+        try:
+            following = await driver._run(driver.conversation.next_pending, done.lane)
+        except Exception as err:  # the database away: the periodic resume tries again
+            log.warning("looking for the next stored update failed (%s)", type(err).__name__)
+            return
+        if following is not None and following.update_id != done.update_id:
+            self.dispatch_stored(following, bot, follow=True)
+
     async def resume(self, bot: Bot) -> None:
         """Hand the stored updates no lane is working on to their lanes (after a restart,
-        or those a worker that died had stored)."""
+        or those a worker that died had stored); each lane then goes on to its next."""
         driver = self.driver(bot)
         pending = await driver._run(driver.conversation.pending_updates, PENDING_BATCH)
         for stored in pending:
-            self.dispatch_stored(stored, bot)
+            self.dispatch_stored(stored, bot, follow=True)
 
     async def _apply_raw(
         self, raw: dict[str, Any], bot: Bot, stored: asyncio.Future[None] | None
@@ -338,8 +359,13 @@ def build_application(
         if base_url.rstrip("/").endswith("/bot"):
             builder = builder.base_file_url(_file_url(base_url))
     if request is not None:
-        builder = builder.request(request).get_updates_request(request)
+        builder = builder.request(request)
+    # The poller reads getUpdates as raw JSON through this request (``runner.Poller``), so
+    # one update the library cannot parse is kept and skipped instead of wedging the loop.
+    poll_request = request or HTTPXRequest(connection_pool_size=1, read_timeout=POLL_READ_TIMEOUT)
+    builder = builder.get_updates_request(poll_request)
     application = builder.build()
+    channel.poll_request = poll_request
     application.bot_data[CHANNEL] = channel
     application.add_handler(TypeHandler(Update, channel.on_update))
     application.add_error_handler(_log_error)

@@ -27,8 +27,13 @@ from typing import Any
 
 from telegram import Bot
 from telegram.error import InvalidToken, NetworkError, RetryAfter, TelegramError
+from telegram.request import RequestData
+
+# The one parameter type RequestData takes; the library exports it from this module only.
+from telegram.request._requestparameter import RequestParameter
 
 from hideseek_chat.chat.drive import wall_clock
+from hideseek_chat.store.inbox import Stored
 from hideseek_chat.telegram.bot import (
     ALLOWED_UPDATES,
     TelegramApp,
@@ -120,8 +125,12 @@ class Poller:
         }
         if self.offset is not None:
             kwargs["offset"] = self.offset
-        result = await self.bot.do_api_request(
-            "getUpdates", api_kwargs=kwargs, read_timeout=POLL_TIMEOUT + 10
+        request = self.channel.poll_request
+        if request is None:
+            raise RuntimeError("the channel was not built by build_application")
+        data = RequestData([RequestParameter.from_input(k, v) for k, v in kwargs.items()])
+        result = await request.post(
+            f"{self.bot.base_url}/getUpdates", request_data=data, read_timeout=POLL_TIMEOUT + 10
         )
         if not isinstance(result, list):
             raise NetworkError("getUpdates answered something other than a list")
@@ -141,7 +150,8 @@ class Poller:
         driver = self.channel.driver(self.bot)
         await driver._run(driver.conversation.store_updates, rows, wall_clock())
         self.offset = max(u["update_id"] for u in updates) + 1
-        await self.channel.resume(self.bot)
+        for update_id, lane, payload in rows:  # in order; a redelivered one changes nothing
+            self.channel.dispatch_stored(Stored(0, update_id, lane, payload, 0), self.bot)
 
 
 async def run(
