@@ -182,6 +182,7 @@ def webhook_settings(config: Config) -> runner.Webhook:
         url=url,
         path=urlsplit(url).path.lstrip("/"),
         secret=config.effective_webhook_secret,
+        host=config.host,
         port=config.port,
     )
 

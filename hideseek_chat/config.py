@@ -41,6 +41,7 @@ class Config:
     rulesets_dirs: tuple[Path, ...] = field(default_factory=tuple)
     ping_retention: timedelta = timedelta(hours=24)
     port: int = 8080
+    host: str = "0.0.0.0"
     webhook_url: str | None = None
     webhook_secret: str | None = None
     nominatim_url: str = NOMINATIM_URL
@@ -115,6 +116,11 @@ class Config:
         port_text = env.get("PORT", "").strip() or "8080"
         if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) < 65536:
             raise ConfigError(f"PORT must be a port number from 1 to 65535, not {port_text!r}.")
+        host = env.get("HOST", "").strip() or "0.0.0.0"
+        if not re.fullmatch(r"[A-Za-z0-9.:\-]{1,253}", host):
+            raise ConfigError(
+                f"HOST must be an address to listen on, such as 0.0.0.0, not {host!r}."
+            )
         webhook_url = env.get("WEBHOOK_URL", "").strip() or None
         if webhook_url is not None:
             parts = urlsplit(webhook_url)
@@ -152,6 +158,7 @@ class Config:
             rulesets_dirs=dirs,
             ping_retention=timedelta(hours=retention),
             port=int(port_text),
+            host=host,
             webhook_url=webhook_url,
             webhook_secret=secret,
             nominatim_url=nominatim,
