@@ -80,6 +80,15 @@ class Pacer:
         self._forget_idle(now)
         return 0.0
 
+    def wait_for(self, chat: str | None, group: bool) -> float:
+        """How many seconds a send to ``chat`` would wait now (0: room), booking nothing."""
+        now = self.clock()
+        windows = [self._overall]
+        window = self._chats.get(chat) if chat is not None else None
+        if window is not None:
+            windows.append(window)
+        return max(0.0, max(w.earliest(now) for w in windows) - now)
+
     def _forget_idle(self, now: float) -> None:
         """Drop the windows of chats with no send in their span (bounded memory)."""
         if len(self._chats) < 1024:

@@ -42,12 +42,13 @@ from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities, Driver
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
-from hideseek_chat.chat.model import AnswerButton, Outbound
+from hideseek_chat.chat.model import AnswerButton, Outbound, SendText
+from hideseek_chat.chat.pacing import Pacer
 from hideseek_chat.store.inbox import Stored
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.telegram.convert import MAX_DOWNLOAD_BYTES, key, to_inbound
+from hideseek_chat.telegram.convert import MAX_DOWNLOAD_BYTES, key, telegram_id, to_inbound
 from hideseek_chat.telegram.limits import PacingLimiter
-from hideseek_chat.telegram.send import perform
+from hideseek_chat.telegram.send import STATUS_SLOT, perform
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,10 @@ class TelegramChannel:
         self.lanes = Lanes()
         #: the HTTP layer ``getUpdates`` goes through (the poller reads raw JSON with it)
         self.poll_request: BaseRequest | None = None
+        #: the send limits (the rate limiter's), read to coalesce status edits
+        self.pacer: Pacer | None = None
+        #: each group's newest status that is waiting for room in the group's window
+        self._held: dict[str, SendText] = {}
         #: stored updates handed to a lane and not yet done (not handed out twice)
         self._in_lanes: set[str] = set()
 
@@ -122,9 +127,35 @@ class TelegramChannel:
         return self._driver
 
     async def perform(self, actions: Sequence[Outbound], now: datetime) -> bool:
-        """Perform ``actions`` with the Bot API (see ``send.perform``)."""
+        """Perform ``actions`` with the Bot API (see ``send.perform``).
+
+        A group's status that would have to wait for the group's send window is held
+        instead, the newest replacing an older one, and sent by ``flush_statuses`` once
+        there is room: status edits are coalesced, never queued behind each other."""
         assert self._bot is not None and self._driver is not None
-        return await perform(self._bot, self._driver.conversation, actions, now=now)
+        kept: list[Outbound] = []
+        for action in actions:
+            if _is_status(action):
+                assert isinstance(action, SendText)
+                self._held.pop(action.to, None)  # this one is newer
+                if self.pacer is not None and self.pacer.wait_for(_chat_id(action.to), True):
+                    self._held[action.to] = action
+                    continue
+            kept.append(action)
+        if not kept:
+            return True
+        return await perform(self._bot, self._driver.conversation, kept, now=now)
+
+    async def flush_statuses(self, now: datetime) -> None:
+        """Send the held statuses of the groups whose window has room again."""
+        if self._bot is None or self._driver is None:
+            return
+        for chat, action in list(self._held.items()):
+            if self.pacer is not None and self.pacer.wait_for(_chat_id(chat), True):
+                continue
+            if self._held.get(chat) is action:
+                del self._held[chat]
+                await perform(self._bot, self._driver.conversation, [action], now=now)
 
     async def on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Handle one update (``Application.process_update``): convert it and hand it to the
@@ -246,8 +277,10 @@ class TelegramChannel:
         )
 
     async def on_tick(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Fire the due timers, then send what they announced."""
-        await self.driver(context.bot).on_tick()
+        """Fire the due timers, then send what they announced and the held statuses."""
+        driver = self.driver(context.bot)
+        await driver.on_tick()
+        await self.flush_statuses(self._clock.now())
 
     async def close(self) -> None:
         """Let the lanes finish and stop the thread pool (a clean shutdown)."""
@@ -255,6 +288,21 @@ class TelegramChannel:
         if self._driver is not None:
             await self._driver.idle()
         self._threads.shutdown(wait=True)
+
+
+def _is_status(action: Outbound) -> bool:
+    """Whether ``action`` is a group's pinned status (what ``perform`` may coalesce)."""
+    if not (isinstance(action, SendText) and action.slot == STATUS_SLOT):
+        return False
+    try:
+        return telegram_id(action.to) < 0
+    except ValueError:
+        return False
+
+
+def _chat_id(chat: str) -> str:
+    """The chat as the send limits name it (the Bot API's chat id)."""
+    return str(telegram_id(chat))
 
 
 def lane_of(raw: dict[str, Any]) -> str:
@@ -346,10 +394,12 @@ def build_application(
     send limits' clock (tests).
     """
     channel = TelegramChannel(conversation_factory, clock, max_download=max_download)
+    limiter = limiter or PacingLimiter(max_retries=FLOOD_RETRIES)
+    channel.pacer = limiter.pacer
     builder = (
         ApplicationBuilder()
         .token(token)
-        .rate_limiter(limiter or PacingLimiter(max_retries=FLOOD_RETRIES))
+        .rate_limiter(limiter)
         .updater(None)  # the poller and the webhook are ours (``telegram.runner``)
         .post_init(_set_commands)
         .post_shutdown(_close_channel)

@@ -39,7 +39,7 @@ from tests.telegram.factories import (
     make_location,
     make_text,
 )
-from tests.telegram.fakes import FixedClock, RecordingRequest, virtual_limiter
+from tests.telegram.fakes import FixedClock, RecordingRequest, VirtualTime, virtual_limiter
 
 START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
 
@@ -152,6 +152,8 @@ class Telegram:
     clock: SettableClock
     uow_factory: UnitOfWorkFactory
     problems: _Problems
+    #: the send limits' clock: it moves with the game's clock (and when the limiter waits)
+    send_time: VirtualTime = field(default_factory=VirtualTime)
     tick_every: timedelta = timedelta(seconds=30)
     #: press ids by presser, in order
     presses: list[tuple[str, str]] = field(default_factory=list)
@@ -268,7 +270,9 @@ class Telegram:
         """Let ``span`` of game time pass, ticking as the job queue would meanwhile."""
         end = self.clock.at + span
         while self.clock.at < end:
-            self.clock.advance(min(self.tick_every, end - self.clock.at))
+            step = min(self.tick_every, end - self.clock.at)
+            self.clock.advance(step)
+            self.send_time.now += step.total_seconds()
             await self.tick()
 
     # ----- reading what the bot said
@@ -346,6 +350,7 @@ async def telegram(
     """A ``Telegram`` on the test database, initialized and shut down around the block."""
     api = BotApi()
     clock = SettableClock(at)
+    send_time = VirtualTime()
     # Telegram allows a group 20 messages a minute: the limiter stays in the path, on
     # virtual time, so that the test never waits for real.
     app = build_application(
@@ -353,14 +358,14 @@ async def telegram(
         clock,
         lambda bot_name: Conversation(uow_factory, seeds=lambda: 11),
         request=api,
-        limiter=virtual_limiter(),
+        limiter=virtual_limiter(send_time),
     )
     problems = _Problems()
     root = logging.getLogger()
     root.addHandler(problems)
     await app.initialize()
     try:
-        yield Telegram(app, api, clock, uow_factory, problems)
+        yield Telegram(app, api, clock, uow_factory, problems, send_time)
     finally:
         await app.shutdown()
         root.removeHandler(problems)

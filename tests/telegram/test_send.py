@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from hideseek_chat.chat.model import AnswerButton, Button, DeleteMessage, SendText
-from tests.telegram.conftest import Harness
-from tests.telegram.factories import GROUP, make_command
-from tests.telegram.fakes import Delivery
+from hideseek_chat.telegram.bot import build_application, channel_of
+from tests.telegram.conftest import GAME_NOW, Harness
+from tests.telegram.factories import GROUP, TOKEN, make_command
+from tests.telegram.fakes import (
+    Delivery,
+    FakeConversation,
+    FixedClock,
+    RecordingRequest,
+    VirtualTime,
+    virtual_limiter,
+)
 
 G = f"tg:{GROUP}"
 
@@ -182,3 +190,37 @@ async def test_a_refused_delivery_is_marked_delivered_so_it_does_not_block_the_r
 async def test_another_channels_key_is_skipped(harness: Harness) -> None:
     await reply_with(harness, SendText("sms:+15550100", text="hi"), SendText(G, text="ok"))
     assert [m["text"] for m in harness.api.sent("sendMessage")] == ["ok"]
+
+
+async def test_status_edits_waiting_for_a_full_group_window_are_coalesced() -> None:
+    """A group whose 20-a-minute window is full gets no queue of status edits: the newest
+    one is held and sent once, when there is room again."""
+    time = VirtualTime()
+    api = RecordingRequest()
+    conversation = FakeConversation()
+    app = build_application(
+        TOKEN, FixedClock(GAME_NOW), conversation.named, request=api, limiter=virtual_limiter(time)
+    )
+    await app.initialize()
+    try:
+        harness = Harness(app, api, conversation)
+        channel = channel_of(app)
+        assert channel.pacer is not None
+        for _ in range(20):  # the group's window, full this minute
+            assert channel.pacer.reserve(str(GROUP), group=True) == 0
+        conversation.statuses[G] = "555"
+        for n in range(1, 6):
+            await reply_with(harness, SendText(G, text=f"Round 1: update {n}", slot="status"))
+        assert api.sent("editMessageText") == []  # nothing waits in a queue
+        await channel.flush_statuses(GAME_NOW)
+        assert api.sent("editMessageText") == []  # still no room
+        time.now += 61
+        await channel.flush_statuses(GAME_NOW)
+        await channel.flush_statuses(GAME_NOW)
+        [edit] = api.sent("editMessageText")
+        assert edit["text"] == "Round 1: update 5"
+        # A status with room goes at once, and drops an older held one.
+        await reply_with(harness, SendText(G, text="Round 1: update 6", slot="status"))
+        assert [e["text"] for e in api.sent("editMessageText")][-1] == "Round 1: update 6"
+    finally:
+        await app.shutdown()
