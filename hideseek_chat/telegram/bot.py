@@ -181,6 +181,12 @@ class TelegramChannel:
                 payload = json.dumps(update.to_dict(), default=str)
             await driver.on_message(inbound, payload, stored)
             return
+        # Nothing the conversation reads (a service message, a kind of update the bot does
+        # not use): done, so that a stored one does not wait in its lane for ever.
+        lane = lane_of(update.to_dict())
+        await driver._run(
+            driver.conversation.settle, _ref(update.update_id), InboxStatus.APPLIED, now, lane
+        )
         query = update.callback_query
         if query is not None:  # a press the conversation cannot read, answered all the same
             await self.perform([AnswerButton(key(query.from_user.id), press_ref=query.id)], now)

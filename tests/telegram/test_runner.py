@@ -216,3 +216,32 @@ async def test_an_update_the_library_cannot_read_is_kept_once_and_skipped(
     lines = [r for r in caplog.records if "could not be read" in r.getMessage()]
     assert 1 <= len(lines) <= 3 and "not a chat" not in caplog.text
     assert api.sent("sendMessage") == []
+
+
+async def test_a_stored_update_the_conversation_does_not_read_does_not_block_its_lane(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    api = PollingApi()
+    app = make_app_on(uow_factory, api)
+    await app.initialize()
+    bot = app.bot
+    renamed = make_text(bot, "ignored").to_dict()
+    del renamed["message"]["text"]
+    renamed["message"]["new_chat_title"] = "Hide+Seek finals"  # a service message
+    command = make_command(bot, "/newgame small metric").to_dict()
+    channel = channel_of(app)
+    poller = runner.Poller(bot, channel, runner.asyncio.Event())
+    await poller._store([renamed, command])
+    await channel.lanes.join()
+    await app.shutdown()
+    statuses = inbox(uow_factory)
+    assert statuses[f"tg:{renamed['update_id']}"] == InboxStatus.APPLIED
+    assert statuses[f"tg:{command['update_id']}"] == InboxStatus.APPLIED
+
+    # After a restart, nothing of that lane is left waiting behind it.
+    restarted = make_app_on(uow_factory, PollingApi())
+    await restarted.initialize()
+    await channel_of(restarted).resume(restarted.bot)
+    await channel_of(restarted).lanes.join()
+    assert InboxStatus.PENDING not in inbox(uow_factory).values()
+    await restarted.shutdown()
