@@ -32,6 +32,8 @@ PLAYERS = [
 SECRET = "chaos-s3cret"
 #: How long the bot may take to start, or to apply what it was given (seconds).
 PATIENCE = 45.0
+#: How long the last process may take to apply a backlog the kills left it (seconds).
+CATCH_UP = 240.0
 
 
 def script(count: int) -> list[dict[str, Any]]:
@@ -151,8 +153,10 @@ def events(url: str) -> list[tuple[str, str | None]]:
     return [(kind, update) for kind, update in rows]
 
 
-def wait_until(condition: Any, what: str, bot: Bot | None = None) -> None:
-    deadline = time.monotonic() + PATIENCE
+def wait_until(
+    condition: Any, what: str, bot: Bot | None = None, patience: float = PATIENCE
+) -> None:
+    deadline = time.monotonic() + patience
     while not condition():
         if bot is not None and not bot.alive:
             bot.start()
@@ -189,5 +193,6 @@ def finish(bot: Bot, url: str, updates: list[dict[str, Any]]) -> None:
     if not bot.alive:
         bot.start()
     with contextlib.suppress(AssertionError):  # ``check`` names what is missing
-        wait_until(lambda: all_applied(url, ids), "every update applied", bot)
+        # A process that resumes a backlog sends its replies at the group's 20 a minute.
+        wait_until(lambda: all_applied(url, ids), "every update applied", bot, CATCH_UP)
     bot.stop()
