@@ -5,17 +5,19 @@ from __future__ import annotations
 import multiprocessing
 from collections import Counter
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from hideseek_chat.rules import Size, load_ruleset, new_game
+from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import make_engine, start_game, unit_of_work_factory
 from hideseek_chat.store.migrate import upgrade
 from hideseek_chat.store.models import EventRow
 from tests.rules.harness import START
 from tests.store import workers
-from tests.store.helpers import CHAT, load, start
+from tests.store.helpers import CHAT, load, replay, start
 from tests.store.scenarios import play
 
 SEED = 0
@@ -74,5 +76,48 @@ def test_two_processes_joining_players_at_once_lose_nobody(database_url: str) ->
         ids = [p.id for p in state.players] + [t.id for t in state.teams]
         assert len(set(ids)) == len(ids) == 2 * 25
         assert state.next_id == 2 * 25 + 1
+    finally:
+        engine.dispose()
+
+
+def test_two_processes_firing_the_same_due_timers_fire_each_once(database_url: str) -> None:
+    """Ten games whose deadlines all fall due: two processes' ticks claim them (SKIP LOCKED
+    on PostgreSQL), and every deadline fires exactly once, as one process would fire it."""
+    upgrade(database_url)
+    script = play(3, steps=150, players=("alice", "bob", "carol", "dave"))
+    stop = next(
+        i + 1
+        for i in range(len(script.steps) // 2, len(script.steps))
+        if script.steps[i].state.phase == Phase.SEEKING
+        and len(script.steps[i].state.open_deadlines()) >= 2
+    )
+    chats = [f"tg:-{900 + n}" for n in range(10)]
+    engine = make_engine(database_url)
+    try:
+        uow_factory = unit_of_work_factory(engine)
+        for chat in chats:
+            start(uow_factory, script, chat=chat)
+            replay(uow_factory, script, stop_at=stop, chat=chat)
+        until = script.steps[stop - 1].state.last_event_at + timedelta(hours=3)  # type: ignore[operator]
+        with uow_factory() as uow:
+            due = uow.deadlines.due(until)
+            before = uow.session.scalar(select(func.max(EventRow.id))) or 0
+        assert len(due) >= 2 * len(chats)
+        _run_in_two_processes(
+            workers.fire_all, (database_url, until.isoformat()), (database_url, until.isoformat())
+        )
+        with uow_factory() as uow:
+            assert uow.deadlines.due(until) == []
+            fired = uow.session.scalars(
+                select(EventRow.game_id).where(
+                    EventRow.type == "DeadlineReached", EventRow.id > before
+                )
+            ).all()
+            after = uow.session.scalar(select(func.count(EventRow.id)).where(EventRow.id > before))
+        states = [load(uow_factory, chat) for chat in chats]
+        assert all(state == states[0] for state in states)  # each game fired alike, once
+        per_game = Counter(fired)
+        assert len(per_game) == len(chats) and len(set(per_game.values())) == 1
+        assert len(fired) >= len(due) and after == len(fired)
     finally:
         engine.dispose()

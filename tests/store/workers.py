@@ -6,7 +6,7 @@ from datetime import datetime
 from multiprocessing.synchronize import Barrier
 
 from hideseek_chat.rules.events import PlayerJoined
-from hideseek_chat.store import handle, make_engine, unit_of_work_factory
+from hideseek_chat.store import Scheduler, handle, make_engine, unit_of_work_factory
 from tests.store.helpers import CHAT
 from tests.store.scenarios import play
 
@@ -36,5 +36,18 @@ def join_many(url: str, names: list[str], now_iso: str, barrier: Barrier) -> Non
         barrier.wait()
         for name in names:
             handle(uow_factory, CHAT, PlayerJoined(name, name.title()), now, update_id=name)
+    finally:
+        engine.dispose()
+
+
+def fire_all(url: str, until_iso: str, barrier: Barrier) -> None:
+    """Fire every deadline due by ``until`` in batches, as a bot process's tick does."""
+    until = datetime.fromisoformat(until_iso)
+    engine = make_engine(url)
+    try:
+        scheduler = Scheduler(unit_of_work_factory(engine))
+        barrier.wait()
+        while len(scheduler.run_due(until, 5)) == 5:
+            pass
     finally:
         engine.dispose()
