@@ -41,6 +41,7 @@ from hideseek_chat.chat.model import (
     TextIn,
 )
 from hideseek_chat.chat.turn import Turn
+from hideseek_chat.geo import PinRejected, parse_pin_text
 
 Args = tuple[str, ...]
 CommandHandler = Callable[[Turn, Args], list[Outbound]]
@@ -306,7 +307,9 @@ def _dispatch(turn: Turn) -> list[Outbound]:
             turn.settle_game()
         return pins.location(turn, msg)
     if isinstance(msg, TextIn):
-        return pins.text(turn, msg)  # settles the game once the text reads as a pin
+        if turn.is_private and _reads_as_pin(msg):  # other chatter concerns no game
+            turn.settle_game()
+        return pins.text(turn, msg)
     if isinstance(msg, PhotoIn):
         if turn.is_private:
             turn.settle_game()
@@ -314,6 +317,14 @@ def _dispatch(turn: Turn) -> list[Outbound]:
     if isinstance(msg, FileIn):
         return maps.upload(turn, msg)
     return []
+
+
+def _reads_as_pin(msg: TextIn) -> bool:
+    try:
+        parse_pin_text(msg.text, msg.at)
+    except PinRejected:
+        return False
+    return True
 
 
 def _command(turn: Turn, msg: CommandIn) -> list[Outbound]:

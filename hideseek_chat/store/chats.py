@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
+from hideseek_chat.store.config import dialect_insert
 from hideseek_chat.store.models import (
     ChatMessageRow,
     ChatPrefsRow,
@@ -130,25 +131,27 @@ class Chats:
         return [PersonGame(*row) for row in rows]
 
     def focus(self, ref: str) -> Focus:
-        row = self.session.get(PersonFocusRow, ref)
-        return Focus() if row is None else Focus(row.game_id, row.asked_at)
+        row = self.session.execute(
+            select(PersonFocusRow.game_id, PersonFocusRow.asked_at).where(PersonFocusRow.ref == ref)
+        ).first()
+        return Focus() if row is None else Focus(*row)
 
     def choose_game(self, ref: str, game_id: int | None) -> None:
         """Remember that ``ref``'s private messages are about ``game_id`` (None: forget)."""
-        self._focus_row(ref).game_id = game_id
-        self.session.flush()
+        self._set_focus(ref, game_id=game_id)
 
     def asked_which_game(self, ref: str, at: datetime) -> None:
         """Remember that the bot asked ``ref`` which game they mean, at ``at``."""
-        self._focus_row(ref).asked_at = at
-        self.session.flush()
+        self._set_focus(ref, asked_at=at)
 
-    def _focus_row(self, ref: str) -> PersonFocusRow:
-        row = self.session.get(PersonFocusRow, ref)
-        if row is None:
-            row = PersonFocusRow(ref=ref)
-            self.session.add(row)
-        return row
+    def _set_focus(self, ref: str, **values: object) -> None:
+        # One statement: two processes writing a person's first row both succeed.
+        insert = dialect_insert(self.session)
+        self.session.execute(
+            insert(PersonFocusRow)
+            .values(ref=ref, **values)
+            .on_conflict_do_update(index_elements=[PersonFocusRow.ref], set_=values)
+        )
 
     def set_title(self, chat_key: str, title: str, now: datetime) -> None:
         """Remember the group's name as its channel shows it."""

@@ -318,6 +318,9 @@ def test_what_needs_no_game_does_not_ask(table: Table, uow_factory: UnitOfWorkFa
     table.send("Alice", "/language de", private=True)
     table.send("Alice", "hello there", private=True)  # chatter, not a pin
     assert len(questions_to(table, "Alice", since=mark)) == 0
+    table.send("Alice", "36.12622, -97.06401", private=True)  # coordinates are a pin
+    assert table.last("Alice").startswith("🎲 Du spielst in mehr als einem Spiel.")
+    assert pings_in(uow_factory, FIRST) == 0 and pings_in(uow_factory, SECOND) == 0
     assert ("game", "in several games at once: choose which one our chat is about") in (
         routes.menu(routes.Where.PRIVATE)
     )
