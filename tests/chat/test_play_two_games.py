@@ -26,7 +26,8 @@ from hideseek_chat.chat.keyboards import Verb, encode
 from hideseek_chat.chat.model import Inbound, Outbound
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import CardZone, GameState, Phase
-from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store import UnitOfWorkFactory, delete_player_data
+from hideseek_chat.store.chats import Focus
 from hideseek_chat.store.models import PingRow
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, START, events_count, labels, text_of
 
@@ -279,6 +280,20 @@ def test_a_forged_choice_is_refused_clearly(table: Table, uow_factory: UnitOfWor
     mark = table.mark()
     table.send("Alice", "/status", private=True)
     assert len(questions_to(table, "Alice", since=mark)) == 1, "still unclear"
+
+
+def test_erasing_a_person_forgets_the_game_they_chose(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    two_games(table)
+    table.send("Alice", "/game", private=True)
+    table.press("Alice", "Campus league")
+    campus = game_id_in(uow_factory, SECOND)
+    with uow_factory() as uow:
+        assert uow.chats.focus("console:alice").game_id == campus
+    delete_player_data(uow_factory, "console:alice")
+    with uow_factory() as uow:
+        assert uow.chats.focus("console:alice") == Focus()
 
 
 def test_a_live_location_asks_once_in_a_while_not_on_every_update(
