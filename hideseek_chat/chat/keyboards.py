@@ -2,7 +2,8 @@
 
 Button data reads ``verb:game_id:arg:arg`` in at most 64 bytes (Telegram's limit). The game
 id makes a button from an earlier game harmless: a press is refused when it does not name
-the chat's current game (a botnet button names its match instead). ``Verb`` gives each verb
+the chat's current game, or in a private chat one of the presser's unfinished games (a
+botnet button names its match instead). ``Verb`` gives each verb
 a readable name; its values are the short words already sent in buttons that players may
 still press, so they never change.
 
@@ -75,6 +76,7 @@ class Verb(StrEnum):
     SPOTTED = "spot"  # (a seeker whose /found the pins put far off claims it anyway)
     OFF_TRANSIT = "offtr"  # claim_id (the seekers confirm they left transit: the end game)
     DECIDE_CATCH = "dcatch"  # player id (the admin decides that this seeker found the hider)
+    CHOOSE_GAME = "focus"  # (the id is the game the presser's private messages are about)
     # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
     ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
     CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss
@@ -160,6 +162,15 @@ def open_private(label: str) -> Button:
 
 def join_game(game_id: int, join_label: str, private_label: str) -> Rows:
     return ((button(join_label, Verb.JOIN, game_id),), (open_private(private_label),))
+
+
+def choose_game(games: Sequence[tuple[str, int]], current: int | None = None) -> Rows:
+    """One button per game a person plays in (``(label, game id)``), ``current`` ticked:
+    which game their private messages are about."""
+    return column(
+        button(("✓ " if game_id == current else "") + label[:60], Verb.CHOOSE_GAME, game_id)
+        for label, game_id in games
+    )
 
 
 # ----------------------------------------------------------------- setting up

@@ -36,6 +36,8 @@ class Inbound:
     at: datetime  # aware UTC, when the channel says it happened
     update_id: str | None = None
     message_ref: str | None = None  # the channel's id of the message, to delete or edit it
+    #: a group's name on its channel, when it tells it (keyword-only: after a kind's fields)
+    chat_title: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,13 @@ from enum import StrEnum
 
 from hideseek_chat.chat import texts
 from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.focus import GameUnclear
 from hideseek_chat.chat.handlers import (
     botnet,
     cards,
     curses,
     endgame,
+    games,
     info,
     maps,
     pins,
@@ -39,6 +41,7 @@ from hideseek_chat.chat.model import (
     TextIn,
 )
 from hideseek_chat.chat.turn import Turn
+from hideseek_chat.geo import PinRejected, parse_pin_text
 
 Args = tuple[str, ...]
 CommandHandler = Callable[[Turn, Args], list[Outbound]]
@@ -59,13 +62,16 @@ class Command:
     command a player may use, a short description (a msgid) for menus and /help.
 
     ``listed`` narrows where menus and /help show a command that works anywhere but is
-    meant for one kind of chat (a botnet move, typed in a group, is deleted unread)."""
+    meant for one kind of chat (a botnet move, typed in a group, is deleted unread).
+    ``needs_game`` False: in private it is not about one Hide+Seek game, so someone in
+    several is not asked which one (``handlers.games``)."""
 
     name: str
     handler: CommandHandler
     where: Where = Where.ANYWHERE
     description: str | None = None
     listed: Where | None = None
+    needs_game: bool = True
 
     def is_listed_in(self, kind: Where) -> bool:
         """Whether the menu and /help of a ``kind`` chat (group or private) list it."""
@@ -130,7 +136,20 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("settings", setup.settings, Where.GROUP, N_("change the game's settings (admin)")),
     Command("abort", setup.abort, Where.GROUP, N_("end the game now, without a winner (admin)")),
-    Command("language", setup.language, Where.ANYWHERE, N_("choose the language I speak")),
+    Command(
+        "game",
+        games.game_command,
+        Where.PRIVATE,
+        N_("in several games at once: choose which one our chat is about"),
+        needs_game=False,
+    ),
+    Command(
+        "language",
+        setup.language,
+        Where.ANYWHERE,
+        N_("choose the language I speak"),
+        needs_game=False,
+    ),
     Command(
         "botnet", botnet.botnet, Where.GROUP, N_("two players: hide && seek on the botnet grid")
     ),
@@ -140,6 +159,7 @@ COMMANDS: tuple[Command, ...] = (
         Where.ANYWHERE,
         N_("botnet: claim a device, like /claim e6"),
         listed=Where.GROUP,
+        needs_game=False,
     ),
     Command(
         "move",
@@ -147,11 +167,18 @@ COMMANDS: tuple[Command, ...] = (
         Where.ANYWHERE,
         N_("botnet: move your proxy, like /move e5"),
         listed=Where.PRIVATE,
+        needs_game=False,
     ),
-    Command("resign", botnet.resign, Where.ANYWHERE, N_("botnet: give up the match")),
-    Command("help", _help, Where.ANYWHERE, N_("how to play with this bot")),
+    Command(
+        "resign",
+        botnet.resign,
+        Where.ANYWHERE,
+        N_("botnet: give up the match"),
+        needs_game=False,
+    ),
+    Command("help", _help, Where.ANYWHERE, N_("how to play with this bot"), needs_game=False),
     # Telegram's own button when a private chat opens; in a group it shows /help.
-    Command("start", _start),
+    Command("start", _start, needs_game=False),
 )
 
 BY_NAME = {command.name: command for command in COMMANDS}
@@ -258,21 +285,46 @@ def help_sections(where: Where) -> list[texts.HelpSection]:
 
 
 def dispatch(turn: Turn) -> list[Outbound]:
-    """Send the message's turn to its handler; return the direct replies."""
+    """Send the message's turn to its handler; return the direct replies.
+
+    A private message about a game, from someone in several, goes to the game ``focus``
+    settles on; when none, they are asked which game they mean (``games.which_game``)
+    before anything is written."""
+    try:
+        return _dispatch(turn)
+    except GameUnclear as unclear:
+        return games.which_game(turn, unclear)
+
+
+def _dispatch(turn: Turn) -> list[Outbound]:
     msg = turn.msg
     if isinstance(msg, CommandIn):
         return _command(turn, msg)
     if isinstance(msg, ButtonIn):
         return _button(turn, msg)
     if isinstance(msg, LocationIn):
+        if turn.is_private and not msg.live_ended:
+            turn.settle_game()
         return pins.location(turn, msg)
     if isinstance(msg, TextIn):
+        if turn.is_private and _reads_as_pin(msg):  # other chatter concerns no game
+            turn.settle_game()
         return pins.text(turn, msg)
     if isinstance(msg, PhotoIn):
+        if turn.is_private:
+            turn.settle_game()
         return questions.photo(turn, msg)
     if isinstance(msg, FileIn):
         return maps.upload(turn, msg)
     return []
+
+
+def _reads_as_pin(msg: TextIn) -> bool:
+    try:
+        parse_pin_text(msg.text, msg.at)
+    except PinRejected:
+        return False
+    return True
 
 
 def _command(turn: Turn, msg: CommandIn) -> list[Outbound]:
@@ -283,6 +335,8 @@ def _command(turn: Turn, msg: CommandIn) -> list[Outbound]:
         raise ChatError("chat.only_in_group")
     if command.where == Where.PRIVATE and not turn.is_private:
         raise ChatError("chat.only_private")
+    if command.needs_game and turn.is_private:
+        turn.settle_game()
     return command.handler(turn, msg.args)
 
 
@@ -292,7 +346,12 @@ def _button(turn: Turn, msg: ButtonIn) -> list[Outbound]:
     if press.verb in BOTNET_VERBS:  # a match of its own, not the chat's Hide+Seek game
         replies = botnet.press(turn, press)
         toast = ""
+    elif press.verb == Verb.CHOOSE_GAME:  # names the game to choose, not the one to act in
+        replies = games.press_choose(turn, press)
+        toast = turn.say("chat.done")
     else:
+        if turn.is_private:  # the game the button names, when the presser plays in it
+            turn.follow(press.game_id)
         if press.game_id != turn.game_id:
             raise ChatError("chat.button_old_game")
         replies = BUTTONS[press.verb](turn, press)

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from hideseek_chat.chat import focus
+from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.focus import GameUnclear
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import Maps
@@ -29,6 +32,7 @@ from hideseek_chat.rules.localtime import UTC_NAME
 from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.state import GameState, Player
 from hideseek_chat.store import GameNotFound, UnitOfWork, UnitOfWorkFactory, create_game
+from hideseek_chat.store.chats import PersonGame
 from hideseek_chat.store.uow import RulesetLoader, fire_due, record_applied
 
 
@@ -97,6 +101,7 @@ class Turn:
         self._wrote = False
         self._marked = False
         self._chat: str | None = None
+        self._person_games: list[PersonGame] | None = None
         self._game: tuple[int, GameState] | None = None
         self._locked = False
         self._fmt: Formatter | None = None
@@ -118,16 +123,62 @@ class Turn:
         return self.msg.sender.ref if self.is_private else None
 
     def game_chat(self) -> str:
-        """The group whose game the message is about; raise GameNotFound when there is none."""
+        """The group whose game the message is about; raise GameNotFound when there is none,
+        GameUnclear (a GameNotFound) when a private message could mean several (``focus``)."""
         if self._chat is None:
             if not self.is_private:
                 self._chat = self.msg.chat
             else:
-                chat = self.uow.chats.game_chat_for(self.msg.sender.ref)
-                if chat is None:
-                    raise GameNotFound(self.msg.sender.ref)
-                self._chat = chat
+                self._chat = self.private_game().chat_key
         return self._chat
+
+    def person_games(self) -> list[PersonGame]:
+        """The sender's unfinished games, newest first."""
+        if self._person_games is None:
+            self._person_games = self.uow.chats.games_of(self.by)
+        return self._person_games
+
+    def person_states(self) -> list[GameState]:
+        """The states of ``person_games``, in the same order."""
+        states = self.services.state_at
+        return [states(self.uow, g.game_id, g.last_event_id) for g in self.person_games()]
+
+    def private_game(self) -> PersonGame:
+        """The game a private message of the sender is about (see ``focus``)."""
+        games = self.person_games()
+        if not games:
+            raise GameNotFound(self.by)
+        if len(games) == 1:
+            return games[0]
+        states = self.person_states()
+        chosen = self.uow.chats.focus(self.by).game_id
+        found = focus.settle(self.by, games, states, chosen)
+        if found is None:
+            raise GameUnclear(self.by, games, states)
+        return found
+
+    def settle_game(self) -> None:
+        """Decide now which game a private message is about, before its handler writes
+        anything: raise GameUnclear when nobody can tell (no game at all is the
+        handler's to answer)."""
+        try:
+            self.game_chat()
+        except GameUnclear:
+            raise
+        except GameNotFound:
+            pass
+
+    def follow(self, game_id: int) -> None:
+        """Take the game a button pressed in private names, when the presser plays in it and
+        it is not over; refuse the press otherwise."""
+        for game in self.person_games():
+            if game.game_id == game_id:
+                if self._chat != game.chat_key:
+                    self._chat, self._game, self._fmt = game.chat_key, None, None
+                return
+        if not self.person_games():
+            raise GameNotFound(self.by)
+        raise ChatError("chat.button_old_game")
 
     # ------------------------------------------------------------------ the game
 
@@ -207,6 +258,8 @@ class Turn:
         """Store a game ``rules.new_game`` made as the chat's current game, in this turn."""
         msg = self.msg
         game_id = create_game(self.uow, msg.chat, state, decisions, msg.at, msg.update_id)
+        if msg.chat_title:  # how players in several games tell them apart in private
+            self.uow.chats.set_title(msg.chat, msg.chat_title[:128], msg.at)
         self._marked = self._marked or msg.update_id is not None
         self._game = (game_id, state)
         self._locked = True
@@ -252,6 +305,11 @@ class Turn:
         if self._fmt is None:
             try:
                 self._fmt = self.formatter(self.reader)
+            except GameUnclear as unclear:  # in several games: speak as in the newest one
+                chat, state = unclear.games[0].chat_key, unclear.states[0]
+                self._fmt = self.services.formatter(
+                    self.uow, chat, state, self.reader, now=self.msg.at
+                )
             except GameNotFound:
                 language = self.uow.chats.language(self.reader) if self.reader else None
                 self._fmt = Formatter(language or "en")

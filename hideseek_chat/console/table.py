@@ -82,6 +82,8 @@ class Table:
     conversation: Conversation
     now: datetime
     group: str = GROUP
+    #: the group's name, as a channel tells it with each group message (None: untold)
+    title: str | None = None
     people: dict[str, Person] = field(default_factory=dict)
     lines: list[Line] = field(default_factory=list)
     toasts: list[tuple[str, str]] = field(default_factory=list)
@@ -127,6 +129,7 @@ class Table:
         message_ref = self._log(chat, text, author=who.name)
         sender = Sender(who.ref, who.name, username=_handle(who))
         update_id = f"{self.ref_prefix}:{message_ref}"
+        title = None if private else self.title
         msg: Inbound
         if text.startswith("/"):
             parts = _split(text[1:])
@@ -138,11 +141,21 @@ class Table:
                 self.now,
                 update_id,
                 str(message_ref),
+                chat_title=title,
                 name=name_part,
                 args=tuple(parts[1:]),
             )
         else:
-            msg = TextIn(chat, kind, sender, self.now, update_id, str(message_ref), text=text)
+            msg = TextIn(
+                chat,
+                kind,
+                sender,
+                self.now,
+                update_id,
+                str(message_ref),
+                chat_title=title,
+                text=text,
+            )
         return self.deliver(msg)
 
     def pin(

@@ -1,20 +1,24 @@
-"""The conversation's own records: chat preferences, people, kept messages, hiding spots."""
+"""The conversation's own records: chat preferences, people, kept messages, hiding spots,
+and which game a person in several games means in private (``games_of``, ``focus``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
+from hideseek_chat.store.config import dialect_insert
 from hideseek_chat.store.models import (
     ChatMessageRow,
     ChatPrefsRow,
     ChatRow,
+    EventRow,
     GameRow,
     HidingSpotRow,
+    PersonFocusRow,
     PersonRow,
     PlayerRow,
 )
@@ -29,6 +33,25 @@ class ChatPrefs:
     units: str | None = None  # None: the ruleset's units
     map_name: str = DEFAULT_MAP
     auto_answer: bool = False  # the bot answers what the pins can answer (admin setting)
+
+
+@dataclass(frozen=True)
+class PersonGame:
+    """An unfinished game someone plays in, as their private messages may mean it."""
+
+    game_id: int
+    chat_key: str  # its group
+    title: str | None  # the group's name, when the channel told it
+    last_event_id: int | None  # changes whenever the game's state does
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The game a person chose for their private messages (None: none), and when the bot
+    last asked them which game they mean."""
+
+    game_id: int | None = None
+    asked_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +114,52 @@ class Chats:
             .order_by(GameRow.id.desc())
             .limit(1)
         )
+
+    def games_of(self, ref: str) -> list[PersonGame]:
+        """The unfinished games ``ref`` plays in, newest first (each is its group's current
+        game: a group starts no game while one is unfinished)."""
+        last_event = (
+            select(func.max(EventRow.id)).where(EventRow.game_id == GameRow.id).scalar_subquery()
+        )
+        rows = self.session.execute(
+            select(GameRow.id, ChatRow.key, ChatRow.title, last_event)
+            .join(GameRow, GameRow.chat_id == ChatRow.id)
+            .join(PlayerRow, PlayerRow.game_id == GameRow.id)
+            .where(PlayerRow.ref == ref, PlayerRow.active, GameRow.phase != Phase.GAME_OVER)
+            .order_by(GameRow.id.desc())
+        ).all()
+        return [PersonGame(*row) for row in rows]
+
+    def focus(self, ref: str) -> Focus:
+        row = self.session.execute(
+            select(PersonFocusRow.game_id, PersonFocusRow.asked_at).where(PersonFocusRow.ref == ref)
+        ).first()
+        return Focus() if row is None else Focus(*row)
+
+    def choose_game(self, ref: str, game_id: int | None) -> None:
+        """Remember that ``ref``'s private messages are about ``game_id`` (None: forget)."""
+        self._set_focus(ref, game_id=game_id)
+
+    def asked_which_game(self, ref: str, at: datetime) -> None:
+        """Remember that the bot asked ``ref`` which game they mean, at ``at``."""
+        self._set_focus(ref, asked_at=at)
+
+    def _set_focus(self, ref: str, **values: object) -> None:
+        # One statement: two processes writing a person's first row both succeed.
+        insert = dialect_insert(self.session)
+        self.session.execute(
+            insert(PersonFocusRow)
+            .values(ref=ref, **values)
+            .on_conflict_do_update(index_elements=[PersonFocusRow.ref], set_=values)
+        )
+
+    def set_title(self, chat_key: str, title: str, now: datetime) -> None:
+        """Remember the group's name as its channel shows it."""
+        row = self.session.get(ChatRow, self._chat_id(chat_key, now))
+        assert row is not None
+        if row.title != title:
+            row.title = title
+            self.session.flush()
 
     def can_message(self, ref: str) -> bool:
         row = self.session.get(PersonRow, ref)

@@ -6,6 +6,7 @@ one person across every game: their pings go, their player rows are anonymized (
 their shape: questions and catches still point at a player, now nameless), and their ref and
 names are struck from the event log and the outbox. Their botnet seats are anonymized the same
 way (the matches and their steps stay and still replay; the seat's ref and name are gone).
+The game they chose for their private messages is forgotten.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hideseek_chat.store.models import (
     BotnetSeatRow,
     EventRow,
     OutboxRow,
+    PersonFocusRow,
     PingRow,
     PlayerRow,
     TeamRow,
@@ -109,5 +111,7 @@ def delete_player_data(uow_factory: UnitOfWorkFactory, player_ref: str) -> Erasu
             # Unique per (match, seat), so it cannot collide with the other seat's ref.
             seat.person_ref = f"erased:{seat.match_id}:{seat.seat}"
             seat.name = ERASED_NAME
+        # Which of their games they meant in private: nothing of it is kept.
+        session.execute(delete(PersonFocusRow).where(PersonFocusRow.ref == player_ref))
         uow.commit()
     return Erasure(len(players), pings, events, messages, botnet_seats=len(seats))

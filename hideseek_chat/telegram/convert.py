@@ -146,6 +146,7 @@ def _common(message: Message, update_ref: str, now: datetime) -> dict[str, Any] 
         "at": now,
         "update_id": update_ref,
         "message_ref": str(message.message_id),
+        "chat_title": message.chat.title if kind == ChatKind.GROUP else None,
     }
 
 

@@ -29,6 +29,7 @@ Screens (pure functions of their arguments; none reads or writes a database):
 - ``review``: ``review_text``, ``question_line``, ``check_lines``, ``claim_line``;
 - ``botnet``: ``grid``, ``legend``, ``path_text``, ``whose_turn``, ``claimed``,
   ``ending``, ``MARKS``, ``EMPTY``;
+- ``games``: ``games_text`` (/game: someone's games, ``GameLine`` each);
 - ``setup``: ``settings_lines`` (the settings with their rule effects), ``team_lines``,
   ``teams_text``, ``zone_text``;
 - ``help``: ``help_text(sections, fmt, notes=HELP_NOTES)`` with the headings
@@ -75,6 +76,7 @@ from hideseek_chat.chat.texts.botnet import (
     path_text,
     whose_turn,
 )
+from hideseek_chat.chat.texts.games import GameLine, games_text
 from hideseek_chat.chat.texts.help import (
     ANYWHERE,
     FROM_GROUP_NOTE,
@@ -133,6 +135,7 @@ __all__ = [
     "PHASES",
     "REASONS",
     "ClaimFacts",
+    "GameLine",
     "HeldAnswer",
     "HelpSection",
     "Params",
@@ -159,6 +162,7 @@ __all__ = [
     "curse_text",
     "decided_line",
     "ending",
+    "games_text",
     "grid",
     "hand_text",
     "has_text",

@@ -8,7 +8,13 @@ from hideseek_chat.store.models.botnet import (
     BotnetStepKind,
     BotnetStepRow,
 )
-from hideseek_chat.store.models.chat import ChatMessageRow, ChatPrefsRow, HidingSpotRow, PersonRow
+from hideseek_chat.store.models.chat import (
+    ChatMessageRow,
+    ChatPrefsRow,
+    HidingSpotRow,
+    PersonFocusRow,
+    PersonRow,
+)
 from hideseek_chat.store.models.checks import AnswerCheckRow, CheckVerdict, EndGameClaimRow
 from hideseek_chat.store.models.game import (
     CatchRow,
@@ -95,6 +101,7 @@ __all__ = [
     "OutboxRow",
     "PauseRow",
     "PendingCatchRow",
+    "PersonFocusRow",
     "PersonRow",
     "PingRow",
     "PlayerRow",

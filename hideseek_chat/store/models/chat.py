@@ -38,6 +38,18 @@ class PersonRow(Base):
     updated_at: Mapped[datetime]
 
 
+class PersonFocusRow(Base):
+    """Which of their games a person's private messages are about, when they play in more
+    than one: the game they chose (``game_id``, None: none chosen) and when the bot last
+    asked them (a live location asks at most once in a while)."""
+
+    __tablename__ = "person_focus"
+
+    ref: Mapped[str] = mapped_column(primary_key=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey(GAME_FK, ondelete="SET NULL"))
+    asked_at: Mapped[datetime | None]
+
+
 class ChatMessageRow(Base):
     """A message the bot keeps editing, such as the pinned status (``slot`` = "status")."""
 

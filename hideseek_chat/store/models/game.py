@@ -31,6 +31,8 @@ class ChatRow(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(unique=True)
     created_at: Mapped[datetime]
+    #: the group's name on its channel when its last game was started (None: not known)
+    title: Mapped[str | None]
 
 
 class GameRow(Base):
