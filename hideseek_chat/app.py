@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache, partial
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -37,7 +38,13 @@ from hideseek_chat.store import (
 )
 from hideseek_chat.store.inbox import RETENTION as INBOX_RETENTION
 from hideseek_chat.telegram import runner
-from hideseek_chat.telegram.bot import TelegramApp, build_application
+from hideseek_chat.telegram.bot import (
+    ALLOWED_UPDATES,
+    TelegramApp,
+    TelegramChannel,
+    build_application,
+)
+from hideseek_chat.web.server import make_app, make_server, telegram_route
 
 log = logging.getLogger(__name__)
 
@@ -194,4 +201,38 @@ async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await runner.run(app.telegram, stop, webhook)
+    await runner.run(app.telegram, stop, webhook, serve=serve_webhook)
+
+
+async def serve_webhook(
+    application: TelegramApp,
+    channel: TelegramChannel,
+    webhook: runner.Webhook,
+    stop: asyncio.Event,
+) -> None:
+    """Serve Telegram's webhook on the web server until ``stop`` is set, and tell Telegram
+    where it is."""
+    bot = application.bot
+
+    async def receive(update: dict[str, Any]) -> None:
+        await channel.receive(update, bot)
+
+    server = make_server(
+        make_app([telegram_route(webhook.path, webhook.secret, receive)]),
+        webhook.host,
+        webhook.port,
+    )
+    serving = asyncio.ensure_future(server.serve())
+    await runner.call_until_stopped(
+        stop,
+        "setWebhook",
+        lambda: bot.set_webhook(
+            webhook.url, secret_token=webhook.secret, allowed_updates=list(ALLOWED_UPDATES)
+        ),
+    )
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait([serving, stopping], return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True
+    stopping.cancel()
+    await serving
+    await channel.lanes.join()

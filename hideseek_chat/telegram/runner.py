@@ -42,7 +42,6 @@ from hideseek_chat.telegram.bot import (
     lane_of,
 )
 from hideseek_chat.telegram.limits import retry_seconds
-from hideseek_chat.web.server import make_app, make_server, telegram_route
 
 log = logging.getLogger(__name__)
 
@@ -154,14 +153,22 @@ class Poller:
             self.channel.dispatch_stored(Stored(0, update_id, lane, payload, 0), self.bot)
 
 
+#: Serves the webhook until ``stop`` is set (the web server's, wired by ``app``).
+Serve = Callable[[TelegramApp, TelegramChannel, "Webhook", asyncio.Event], Awaitable[None]]
+
+
 async def run(
     application: TelegramApp,
     stop: asyncio.Event,
     webhook: Webhook | None = None,
+    *,
+    serve: Serve | None = None,
 ) -> None:
-    """Run the bot until ``stop`` is set: the webhook server when ``webhook`` is given,
-    else long polling. Starts the timers' tick; stops cleanly (the updates in hand are
-    finished, the outbox stays consistent)."""
+    """Run the bot until ``stop`` is set: the webhook served by ``serve`` when ``webhook``
+    is given, else long polling. Starts the timers' tick; stops cleanly (the updates in
+    hand are finished, the outbox stays consistent)."""
+    if webhook is not None and serve is None:
+        raise ValueError("a webhook needs a server to serve it")
     channel = channel_of(application)
     backoff = Backoff(stop)
     while not stop.is_set():
@@ -181,46 +188,20 @@ async def run(
     try:
         await channel.resume(bot)
         if webhook is None:
-            await _call(stop, "deleteWebhook", lambda: bot.delete_webhook())
+            await call_until_stopped(stop, "deleteWebhook", lambda: bot.delete_webhook())
             await Poller(bot, channel, stop).run()
         else:
-            await _serve_webhook(application, channel, webhook, stop)
+            assert serve is not None
+            await serve(application, channel, webhook, stop)
     finally:
         resumer.cancel()
         await application.stop()
         await application.shutdown()
 
 
-async def _serve_webhook(
-    application: TelegramApp, channel: TelegramChannel, webhook: Webhook, stop: asyncio.Event
+async def call_until_stopped(
+    stop: asyncio.Event, what: str, call: Callable[[], Awaitable[object]]
 ) -> None:
-    bot = application.bot
-
-    async def receive(update: dict[str, Any]) -> None:
-        await channel.receive(update, bot)
-
-    server = make_server(
-        make_app([telegram_route(webhook.path, webhook.secret, receive)]),
-        webhook.host,
-        webhook.port,
-    )
-    serving = asyncio.ensure_future(server.serve())
-    await _call(
-        stop,
-        "setWebhook",
-        lambda: bot.set_webhook(
-            webhook.url, secret_token=webhook.secret, allowed_updates=list(ALLOWED_UPDATES)
-        ),
-    )
-    stopping = asyncio.ensure_future(stop.wait())
-    await asyncio.wait([serving, stopping], return_when=asyncio.FIRST_COMPLETED)
-    server.should_exit = True
-    stopping.cancel()
-    await serving
-    await channel.lanes.join()
-
-
-async def _call(stop: asyncio.Event, what: str, call: Callable[[], Awaitable[object]]) -> None:
     """Make a set-up call to Telegram, retrying with backoff until it works or we stop."""
     backoff = Backoff(stop)
     while not stop.is_set():

@@ -36,7 +36,9 @@ def never_run(monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
     """Stand in for the runner; record how it was called (polling, or which webhook)."""
     calls: dict[str, dict[str, Any]] = {}
 
-    async def run(application: Any, stop: Any, webhook: runner.Webhook | None = None) -> None:
+    async def run(
+        application: Any, stop: Any, webhook: runner.Webhook | None = None, **_: Any
+    ) -> None:
         if webhook is None:
             calls["polling"] = {"application": application}
         else:
