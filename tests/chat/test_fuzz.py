@@ -1,0 +1,406 @@
+"""Hostile input through the whole conversation (hypothesis): no exception escapes.
+
+Each test brings a table of three to one moment of a game (setup, hiding, seeking, the end
+game, over) and then lets hypothesis throw what any person could send at
+``Conversation.handle``: every command with arguments of any kind (unicode, huge numbers,
+NaN, inf, ``1/0``, negatives, nothing, 5,000 characters), button data forged from real
+buttons and from nothing, locations off the Earth or not numbers at all, files and photos of
+any name and content. Each input must be answered (or ignored) without an exception, the
+announcements it queued must render, and the game must still load from the store.
+
+The examples per test are few so that the suite stays quick on SQLite in CI; ``-m fuzz``
+with ``HIDESEEK_FUZZ_EXAMPLES=2000`` (say) runs the long version.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hideseek_chat.chat import routes
+from hideseek_chat.chat.keyboards import Verb
+from hideseek_chat.chat.model import (
+    ButtonIn,
+    ChatKind,
+    CommandIn,
+    FileIn,
+    Inbound,
+    LocationIn,
+    PhotoIn,
+    Sender,
+    TextIn,
+)
+from hideseek_chat.console.table import Table
+from hideseek_chat.rules.state import Phase
+from hideseek_chat.store import UnitOfWorkFactory
+from tests.chat.play import HIDER_SPOT, SEEKERS_START, begin, new_table, state_of
+
+EXAMPLES = int(os.environ.get("HIDESEEK_FUZZ_EXAMPLES", "40"))
+
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 100,  # the short run is the same on every CI run
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
+
+# ----------------------------------------------------------------- what people type
+
+NASTY_WORDS = (
+    "1/0",
+    "0/0",
+    "1/0 mi",
+    "1/0mi",
+    "0/0 km",
+    "nan",
+    "NaN km",
+    "inf",
+    "-inf",
+    "infinity m",
+    "1e309",
+    "1e309 m",
+    "-1",
+    "-1 km",
+    "0",
+    "0 m",
+    "0.0000001 m",
+    "99999999999999999999999999",
+    "99999999999999999999999999 km",
+    str(2**31),
+    str(2**63),
+    str(-(2**63)),
+    "1" * 400,
+    "",
+    " ",
+    "½ km",
+    "٣ km",
+    "１ km",
+    "3.2.1 km",
+    "1,5 km",
+    "25:99",
+    "22:00-07:00",
+    "99:99-88:88",
+    "-12:00",
+    "+99",
+    "+14",
+    "-13",
+    "UTC+99",
+    "Mars/Olympus_Mons",
+    "../../etc/passwd",
+    "\x00",
+    "\u202e",
+    "🙂",
+    "e6",
+    "z99",
+    "yes",
+    "no",
+    "radar",
+    "thermometer",
+    "matching",
+    "measuring",
+    "tentacle",
+    "photo",
+    "small",
+    "large",
+    "us",
+    "rest",
+    "timezone",
+    "ruleset",
+    "find",
+    "stations",
+    "refresh",
+    "map",
+    "de",
+    "es",
+    "xx",
+    "@",
+    "@somebody",
+)
+
+words = st.one_of(
+    st.sampled_from(NASTY_WORDS),
+    st.text(max_size=12),
+    st.integers().map(str),
+    st.floats().map(str),
+    st.sampled_from(["radar", "thermometer", "tentacle"]).flatmap(
+        lambda c: st.sampled_from(NASTY_WORDS).map(lambda w: f"{c} {w}")
+    ),
+)
+argument_lists = st.one_of(
+    st.lists(words, max_size=5),
+    st.just(["x" * 5000]),
+    st.just(["ü" * 2500, "1/0"]),
+)
+command_names = st.one_of(
+    st.sampled_from([c.name for c in routes.COMMANDS]),
+    st.text(max_size=10).map(str.lower),
+)
+long_texts = st.one_of(st.text(max_size=50), st.just("x" * 5000), st.just("🙂" * 4096))
+
+PEOPLE = ("Alice", "Bob", "Carol", "Mallory")  # Mallory never joined
+ids = st.one_of(
+    st.integers(min_value=-3, max_value=12),
+    st.sampled_from([2**31 - 1, 2**31, -(2**31), 2**63, 10**30]),
+)
+arg_words = st.one_of(
+    ids.map(str),
+    st.sampled_from(["y", "n", "s", "a", "r", "d", "", "d1,2", "t3", "c", "g1", "1,2,3", "ü"]),
+    st.text(max_size=6).filter(lambda s: ":" not in s),
+)
+
+
+# ----------------------------------------------------------------- building inputs
+
+
+class Fuzzer:
+    """Builds inputs for the table's people and runs them straight into the conversation."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.counter = itertools.count(1)
+
+    def game_id(self) -> int:
+        with self.table.conversation.uow_factory() as uow:
+            loaded = uow.games.for_chat(self.table.group)
+            return loaded.id if loaded is not None else 0
+
+    def common(self, who: str, private: bool) -> dict[str, object]:
+        person = self.table.person(who)
+        n = next(self.counter)
+        chat, kind = (
+            (person.ref, ChatKind.PRIVATE) if private else (self.table.group, ChatKind.GROUP)
+        )
+        return {
+            "chat": chat,
+            "kind": kind,
+            "sender": Sender(person.ref, person.name),
+            "at": self.table.now,
+            "update_id": f"fuzz:{n}",
+            "message_ref": str(900_000 + n),
+        }
+
+    def run(self, msg: Inbound) -> None:
+        """Handle ``msg``, render what it announced, and load the game again."""
+        conversation = self.table.conversation
+        conversation.handle(msg)
+        for delivery in conversation.outgoing(self.table.now):
+            conversation.delivered(delivery.id, self.table.now)
+        with conversation.uow_factory() as uow:
+            loaded = uow.games.for_chat(self.table.group)
+            if loaded is not None:
+                uow.games.get(loaded.id)  # straight from the rows, not the cache
+
+    def real_buttons(self) -> list[str]:
+        return [b.data for line in self.table.lines for row in line.buttons for b in row if b.data]
+
+
+def inputs(fuzzer: Fuzzer) -> st.SearchStrategy[Inbound]:
+    """Any input any person (a player or a stranger) could send, in the group or in private."""
+    where = st.tuples(st.sampled_from(PEOPLE), st.booleans())
+
+    @st.composite
+    def command(draw: st.DrawFn) -> Inbound:
+        who, private = draw(where)
+        args = tuple(a for arg in draw(argument_lists) for a in (arg.split() or [arg]) if a)
+        return CommandIn(**fuzzer.common(who, private), name=draw(command_names), args=args)  # type: ignore[arg-type]
+
+    @st.composite
+    def text(draw: st.DrawFn) -> Inbound:
+        who, private = draw(where)
+        return TextIn(**fuzzer.common(who, private), text=draw(long_texts))  # type: ignore[arg-type]
+
+    @st.composite
+    def press(draw: st.DrawFn) -> Inbound:
+        who, private = draw(where)
+        real = fuzzer.real_buttons()
+        game = fuzzer.game_id()
+        forged = st.builds(
+            lambda verb, gid, args: ":".join([verb, str(gid), *args]),
+            st.sampled_from([v.value for v in Verb]),
+            st.one_of(st.just(game), ids),
+            st.lists(arg_words, max_size=5),
+        )
+        choices = [
+            forged,
+            st.text(max_size=80),
+            st.sampled_from(["", ":", "::", "ans:1", "x" * 64]),
+        ]
+        if real:
+            pick = st.sampled_from(real)
+            choices.append(pick)
+            choices.append(  # a real button with one part replaced
+                st.tuples(pick, st.integers(0, 6), arg_words).map(
+                    lambda t: ":".join(
+                        w if i != t[1] else t[2] for i, w in enumerate(t[0].split(":"))
+                    )
+                )
+            )
+            choices.append(  # a real button with parts added
+                st.tuples(pick, st.lists(arg_words, min_size=1, max_size=3)).map(
+                    lambda t: ":".join([t[0], *t[1]])
+                )
+            )
+        data = draw(st.one_of(*choices))
+        line = draw(st.sampled_from([None, *fuzzer.table.lines[-5:]]))
+        return (
+            ButtonIn(
+                **fuzzer.common(who, private),  # type: ignore[arg-type]
+                data=data,
+                press_ref=f"press:{next(fuzzer.counter)}",
+            )
+            if line is None
+            else ButtonIn(
+                **{**fuzzer.common(who, private), "message_ref": str(line.id)},  # type: ignore[arg-type]
+                data=data,
+                press_ref=f"press:{next(fuzzer.counter)}",
+            )
+        )
+
+    anywhere = st.floats(allow_nan=True, allow_infinity=True)
+    near = st.tuples(
+        st.floats(36.10, 36.16), st.floats(-97.10, -97.04)
+    )  # Stillwater, where the game is
+
+    @st.composite
+    def location(draw: st.DrawFn) -> Inbound:
+        who, private = draw(where)
+        lat, lon = draw(st.one_of(near, st.tuples(anywhere, anywhere)))
+        accuracy = draw(st.one_of(st.none(), st.floats(0, 100), anywhere))
+        live, edited = draw(st.booleans()), draw(st.booleans())
+        return LocationIn(
+            **fuzzer.common(who, private),  # type: ignore[arg-type]
+            lat=lat,
+            lon=lon,
+            accuracy_m=accuracy,
+            live=live,
+            live_ended=draw(st.booleans()) if edited else False,
+            edited=edited,
+            forwarded=draw(st.booleans()),
+        )
+
+    @st.composite
+    def file(draw: st.DrawFn) -> Inbound:
+        who, private = draw(where)
+        content = draw(
+            st.one_of(
+                st.none(),
+                st.binary(max_size=300),
+                st.sampled_from(
+                    [b"{}", b"[]", b'{"name": 1}', b"\xff\xfe", b"name,lat,lon\nA,nan,inf\n"]
+                ),
+            )
+        )
+        size = draw(st.one_of(st.just(len(content or b"")), st.integers(-1, 2**40)))
+        name = draw(
+            st.one_of(
+                st.text(max_size=30),
+                st.sampled_from(["map.json", "stations.csv", "x.geojson", "a" * 300 + ".json"]),
+            )
+        )
+        return FileIn(**fuzzer.common(who, private), filename=name, size=size, content=content)  # type: ignore[arg-type]
+
+    @st.composite
+    def photo(draw: st.DrawFn) -> Inbound:
+        who, private = draw(where)
+        return PhotoIn(
+            **fuzzer.common(who, private),  # type: ignore[arg-type]
+            file_ref=draw(st.text(max_size=20)),
+            caption=draw(long_texts),
+        )
+
+    return st.one_of(command(), command(), text(), press(), press(), location(), file(), photo())
+
+
+# ----------------------------------------------------------------- the moments of a game
+
+
+def at_setup(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    table.send("Alice", "/newgame small metric")
+    table.press("Bob", "Join the game")
+    table.send("Carol", "/join")
+
+
+def at_hiding(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    hider, _ = begin(table)
+    table.pin(hider, *HIDER_SPOT, private=True)
+
+
+def at_seeking(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    hider, seekers = begin(table)
+    table.pin(hider, *HIDER_SPOT, private=True)
+    for seeker in seekers:
+        table.pin(seeker, *SEEKERS_START)
+    table.wait(timedelta(minutes=31))
+    assert state_of(uow_factory, table).phase == Phase.SEEKING
+
+
+def at_end_game(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    at_seeking(table, uow_factory)
+    hider = next(p.name for p in table.people.values() if _is_hider(table, uow_factory, p.ref))
+    seeker = next(n for n in ("Alice", "Bob", "Carol") if n != hider)
+    table.send(seeker, "/endgame")
+    for line, button in table.buttons(hider):
+        if button.data.startswith(f"{Verb.DECIDE_CLAIM.value}:") and button.data.endswith(":y"):
+            table.press_data(hider, button.data, line)
+            break
+    assert state_of(uow_factory, table).phase in (Phase.END_GAME, Phase.SEEKING)
+
+
+def at_game_over(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    begin(table)
+    table.send("Alice", "/abort")
+    table.press("Alice", "End")
+    assert state_of(uow_factory, table).phase == Phase.GAME_OVER
+
+
+def _is_hider(table: Table, uow_factory: UnitOfWorkFactory, ref: str) -> bool:
+    state = state_of(uow_factory, table)
+    player = state.player_by_ref(ref)
+    return player is not None and player.team_id == state.hider_team_id()
+
+
+def no_game(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    """A group that never had a game (strangers' noise, a file with no map to go with)."""
+
+
+MOMENTS: dict[str, Callable[[Table, UnitOfWorkFactory], None]] = {
+    "no game": no_game,
+    "setup": at_setup,
+    "hiding": at_hiding,
+    "seeking": at_seeking,
+    "end game": at_end_game,
+    "over": at_game_over,
+}
+
+
+@pytest.mark.parametrize("moment", list(MOMENTS))
+def test_no_input_makes_the_conversation_raise(uow_factory: UnitOfWorkFactory, moment: str) -> None:
+    table = new_table(uow_factory)
+    MOMENTS[moment](table, uow_factory)
+    fuzzer = Fuzzer(table)
+
+    @FUZZ
+    @given(st.data())
+    def one(data: st.DataObject) -> None:
+        fuzzer.run(data.draw(inputs(fuzzer)))
+
+    one()
+
+
+# ----------------------------------------------------------------- what the fuzzer found
+
+
+def test_nothing_is_nan() -> None:
+    assert not math.isnan(0.0)
