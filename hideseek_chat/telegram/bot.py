@@ -146,6 +146,16 @@ class TelegramChannel:
                 payload = json.dumps(update.to_dict(), default=str)
             await driver.on_message(inbound, payload, stored)
             return
+        if payload is not None:
+            # A raw update (polled, perhaps stored pending): nothing to do, said once, so
+            # that no resume hands it out again and its lane moves on.
+            await driver._run(
+                driver.conversation.settle,
+                key(update.update_id),
+                InboxStatus.APPLIED,
+                now,
+                lane_of(update.to_dict()),
+            )
         query = update.callback_query
         if query is not None:  # a press the conversation cannot read, answered all the same
             await self.perform([AnswerButton(key(query.from_user.id), press_ref=query.id)], now)
