@@ -15,7 +15,6 @@ with ``HIDESEEK_FUZZ_EXAMPLES=2000`` (say) runs the long version.
 from __future__ import annotations
 
 import itertools
-import math
 import os
 from collections.abc import Callable
 from datetime import timedelta
@@ -40,6 +39,7 @@ from hideseek_chat.chat.model import (
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
+from tests.chat.maps_fakes import clients, map_table
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, begin, new_table, state_of
 
 EXAMPLES = int(os.environ.get("HIDESEEK_FUZZ_EXAMPLES", "40"))
@@ -143,6 +143,28 @@ argument_lists = st.one_of(
     st.just(["x" * 5000]),
     st.just(["ü" * 2500, "1/0"]),
 )
+#: The first words each command reads, so that a nasty value reaches the parser behind them.
+GRAMMAR: dict[str, tuple[str, ...]] = {
+    "newgame": ("small", "medium", "large", "metric", "us"),
+    "ask": ("radar", "thermometer", "tentacle", "matching", "measuring", "photo", "radar-1km"),
+    "answer": ("yes", "no", "named", "photo"),
+    "settings": ("rest", "timezone", "tz", "ruleset", "units", "rounds"),
+    "map": ("find", "stations", "refresh", "stillwater", "use"),
+    "play": ("1", "2", "0", "-1", "99"),
+    "review": ("1", "0", "-1", str(2**63)),
+    "team": ("Red", "x" * 300, ""),
+    "claim": ("e6", "a1", "z9"),
+    "move": ("e5", "a1", "z9"),
+    "language": ("de", "es", "en", "xx"),
+    "found": ("Alice", "Bob"),
+}
+grammar_commands = st.sampled_from(sorted(GRAMMAR)).flatmap(
+    lambda name: st.tuples(
+        st.just(name),
+        st.lists(st.sampled_from(GRAMMAR[name]), min_size=1, max_size=2),
+        st.lists(words, max_size=3),
+    )
+)
 command_names = st.one_of(
     st.sampled_from([c.name for c in routes.COMMANDS]),
     st.text(max_size=10).map(str.lower),
@@ -157,6 +179,9 @@ ids = st.one_of(
 arg_words = st.one_of(
     ids.map(str),
     st.sampled_from(["y", "n", "s", "a", "r", "d", "", "d1,2", "t3", "c", "g1", "1,2,3", "ü"]),
+    st.tuples(st.sampled_from(["d", "t", "g", "d1."]), ids).map(lambda t: f"{t[0]}{t[1]}"),
+    st.lists(ids, min_size=1, max_size=3).map(lambda xs: ",".join(map(str, xs))),
+    st.sampled_from(["nan", "inf", "-inf", "1e300", "1e-300", "-0.0", "500.0", "radar-custom"]),
     st.text(max_size=6).filter(lambda s: ":" not in s),
 )
 
@@ -176,7 +201,7 @@ class Fuzzer:
             loaded = uow.games.for_chat(self.table.group)
             return loaded.id if loaded is not None else 0
 
-    def common(self, who: str, private: bool) -> dict[str, object]:
+    def common(self, who: str, private: bool, name: str | None = None) -> dict[str, object]:
         person = self.table.person(who)
         n = next(self.counter)
         chat, kind = (
@@ -185,7 +210,9 @@ class Fuzzer:
         return {
             "chat": chat,
             "kind": kind,
-            "sender": Sender(person.ref, person.name),
+            "sender": Sender(
+                person.ref, name if name is not None and who == "Mallory" else person.name
+            ),
             "at": self.table.now,
             "update_id": f"fuzz:{n}",
             "message_ref": str(900_000 + n),
@@ -195,6 +222,9 @@ class Fuzzer:
         """Handle ``msg``, render what it announced, and load the game again."""
         conversation = self.table.conversation
         conversation.handle(msg)
+        if conversation.has_map_jobs:  # a search or a fetch a press queued runs now
+            while conversation.run_map_job(lambda: self.table.now):
+                pass
         for delivery in conversation.outgoing(self.table.now):
             conversation.delivered(delivery.id, self.table.now)
         with conversation.uow_factory() as uow:
@@ -202,71 +232,75 @@ class Fuzzer:
             if loaded is not None:
                 uow.games.get(loaded.id)  # straight from the rows, not the cache
 
+    def wait(self, minutes: int) -> None:
+        """Let ``minutes`` pass: fire what fell due, render what it announced."""
+        table = self.table
+        table.now += timedelta(minutes=minutes)
+        conversation = table.conversation
+        conversation.tick(table.now)
+        for delivery in conversation.outgoing(table.now):
+            conversation.delivered(delivery.id, table.now)
+
     def real_buttons(self) -> list[str]:
         return [b.data for line in self.table.lines for row in line.buttons for b in row if b.data]
 
 
 def inputs(fuzzer: Fuzzer) -> st.SearchStrategy[Inbound]:
     """Any input any person (a player or a stranger) could send, in the group or in private."""
-    where = st.tuples(st.sampled_from(PEOPLE), st.booleans())
+    # Mallory, a stranger, calls herself anything (an empty name, a thousand characters)
+    where = st.tuples(
+        st.sampled_from(PEOPLE), st.booleans(), st.one_of(st.none(), st.text(max_size=300))
+    )
 
     @st.composite
     def command(draw: st.DrawFn) -> Inbound:
-        who, private = draw(where)
-        args = tuple(a for arg in draw(argument_lists) for a in (arg.split() or [arg]) if a)
-        return CommandIn(**fuzzer.common(who, private), name=draw(command_names), args=args)  # type: ignore[arg-type]
+        who, private, name = draw(where)
+        if draw(st.booleans()):
+            name, first, rest = draw(grammar_commands)
+            typed = [*first, *rest]
+        else:
+            name, typed = draw(command_names), draw(argument_lists)
+        args = tuple(a for arg in typed for a in (arg.split() or [arg]) if a)
+        return CommandIn(**fuzzer.common(who, private, name), name=name, args=args)  # type: ignore[arg-type]
 
     @st.composite
     def text(draw: st.DrawFn) -> Inbound:
-        who, private = draw(where)
-        return TextIn(**fuzzer.common(who, private), text=draw(long_texts))  # type: ignore[arg-type]
+        who, private, name = draw(where)
+        return TextIn(**fuzzer.common(who, private, name), text=draw(long_texts))  # type: ignore[arg-type]
 
     @st.composite
     def press(draw: st.DrawFn) -> Inbound:
-        who, private = draw(where)
+        # What is drawn never depends on the table (hypothesis replays draws): indices and
+        # words are drawn, and read against the buttons the table shows only afterwards.
+        who, private, name = draw(where)
+        how = draw(st.sampled_from(["forged", "text", "real", "replaced", "added"]))
+        verb = draw(st.sampled_from([v.value for v in Verb]))
+        game = draw(st.one_of(st.none(), ids))  # None: the chat's current game
+        words = draw(st.lists(arg_words, max_size=5))
+        garbage = draw(st.one_of(st.text(max_size=80), st.sampled_from(["", ":", "::", "x" * 64])))
+        which, part, back = (
+            draw(st.integers(0, 10**6)),
+            draw(st.integers(0, 6)),
+            draw(st.integers(0, 5)),
+        )
         real = fuzzer.real_buttons()
-        game = fuzzer.game_id()
-        forged = st.builds(
-            lambda verb, gid, args: ":".join([verb, str(gid), *args]),
-            st.sampled_from([v.value for v in Verb]),
-            st.one_of(st.just(game), ids),
-            st.lists(arg_words, max_size=5),
-        )
-        choices = [
-            forged,
-            st.text(max_size=80),
-            st.sampled_from(["", ":", "::", "ans:1", "x" * 64]),
-        ]
-        if real:
-            pick = st.sampled_from(real)
-            choices.append(pick)
-            choices.append(  # a real button with one part replaced
-                st.tuples(pick, st.integers(0, 6), arg_words).map(
-                    lambda t: ":".join(
-                        w if i != t[1] else t[2] for i, w in enumerate(t[0].split(":"))
-                    )
-                )
-            )
-            choices.append(  # a real button with parts added
-                st.tuples(pick, st.lists(arg_words, min_size=1, max_size=3)).map(
-                    lambda t: ":".join([t[0], *t[1]])
-                )
-            )
-        data = draw(st.one_of(*choices))
-        line = draw(st.sampled_from([None, *fuzzer.table.lines[-5:]]))
-        return (
-            ButtonIn(
-                **fuzzer.common(who, private),  # type: ignore[arg-type]
-                data=data,
-                press_ref=f"press:{next(fuzzer.counter)}",
-            )
-            if line is None
-            else ButtonIn(
-                **{**fuzzer.common(who, private), "message_ref": str(line.id)},  # type: ignore[arg-type]
-                data=data,
-                press_ref=f"press:{next(fuzzer.counter)}",
-            )
-        )
+        if how == "text":
+            data = garbage
+        elif how in ("real", "replaced", "added") and real:
+            parts = real[which % len(real)].split(":")
+            if how == "replaced" and words:
+                parts = [words[0] if i == part else w for i, w in enumerate(parts)]
+            elif how == "added":
+                parts = [*parts, *words]
+            data = ":".join(parts)
+        else:
+            gid = fuzzer.game_id() if game is None else game
+            data = ":".join([verb, str(gid), *words])
+        lines = fuzzer.table.lines[-5:]
+        common = fuzzer.common(who, private, name)
+        if back and lines:
+            common["message_ref"] = str(lines[-min(back, len(lines))].id)
+        return ButtonIn(**common, data=data, press_ref=f"press:{next(fuzzer.counter)}")  # type: ignore[arg-type]
 
     anywhere = st.floats(allow_nan=True, allow_infinity=True)
     near = st.tuples(
@@ -275,12 +309,12 @@ def inputs(fuzzer: Fuzzer) -> st.SearchStrategy[Inbound]:
 
     @st.composite
     def location(draw: st.DrawFn) -> Inbound:
-        who, private = draw(where)
+        who, private, name = draw(where)
         lat, lon = draw(st.one_of(near, st.tuples(anywhere, anywhere)))
         accuracy = draw(st.one_of(st.none(), st.floats(0, 100), anywhere))
         live, edited = draw(st.booleans()), draw(st.booleans())
         return LocationIn(
-            **fuzzer.common(who, private),  # type: ignore[arg-type]
+            **fuzzer.common(who, private, name),  # type: ignore[arg-type]
             lat=lat,
             lon=lon,
             accuracy_m=accuracy,
@@ -292,7 +326,7 @@ def inputs(fuzzer: Fuzzer) -> st.SearchStrategy[Inbound]:
 
     @st.composite
     def file(draw: st.DrawFn) -> Inbound:
-        who, private = draw(where)
+        who, private, name = draw(where)
         content = draw(
             st.one_of(
                 st.none(),
@@ -309,13 +343,15 @@ def inputs(fuzzer: Fuzzer) -> st.SearchStrategy[Inbound]:
                 st.sampled_from(["map.json", "stations.csv", "x.geojson", "a" * 300 + ".json"]),
             )
         )
-        return FileIn(**fuzzer.common(who, private), filename=name, size=size, content=content)  # type: ignore[arg-type]
+        return FileIn(
+            **fuzzer.common(who, private, name), filename=name, size=size, content=content
+        )  # type: ignore[arg-type]
 
     @st.composite
     def photo(draw: st.DrawFn) -> Inbound:
-        who, private = draw(where)
+        who, private, name = draw(where)
         return PhotoIn(
-            **fuzzer.common(who, private),  # type: ignore[arg-type]
+            **fuzzer.common(who, private, name),  # type: ignore[arg-type]
             file_ref=draw(st.text(max_size=20)),
             caption=draw(long_texts),
         )
@@ -371,6 +407,13 @@ def _is_hider(table: Table, uow_factory: UnitOfWorkFactory, ref: str) -> bool:
     return player is not None and player.team_id == state.hider_team_id()
 
 
+def at_map_search(table: Table, uow_factory: UnitOfWorkFactory) -> None:
+    """Setting up, a search for a map done: its places are buttons (map jobs run)."""
+    at_setup(table, uow_factory)
+    table.send("Alice", "/map find Stillwater")
+    table.press("Alice", "Stillwater · city · United States")
+
+
 def no_game(table: Table, uow_factory: UnitOfWorkFactory) -> None:
     """A group that never had a game (strangers' noise, a file with no map to go with)."""
 
@@ -382,25 +425,22 @@ MOMENTS: dict[str, Callable[[Table, UnitOfWorkFactory], None]] = {
     "seeking": at_seeking,
     "end game": at_end_game,
     "over": at_game_over,
+    "map search": at_map_search,
 }
 
 
 @pytest.mark.parametrize("moment", list(MOMENTS))
 def test_no_input_makes_the_conversation_raise(uow_factory: UnitOfWorkFactory, moment: str) -> None:
-    table = new_table(uow_factory)
+    table = map_table(uow_factory, clients()) if moment == "map search" else new_table(uow_factory)
     MOMENTS[moment](table, uow_factory)
     fuzzer = Fuzzer(table)
 
     @FUZZ
     @given(st.data())
     def one(data: st.DataObject) -> None:
-        fuzzer.run(data.draw(inputs(fuzzer)))
+        if data.draw(st.integers(0, 9)) == 0:  # now and then, time passes: timers fire
+            fuzzer.wait(data.draw(st.integers(1, 45)))
+        else:
+            fuzzer.run(data.draw(inputs(fuzzer)))
 
     one()
-
-
-# ----------------------------------------------------------------- what the fuzzer found
-
-
-def test_nothing_is_nan() -> None:
-    assert not math.isnan(0.0)
