@@ -10,7 +10,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hideseek_chat.web.server import MAX_BODY_BYTES, SECRET_HEADER, make_app, telegram_route
+from hideseek_chat.web.server import (
+    MAX_BODY_BYTES,
+    MAX_UPDATE_ID,
+    SECRET_HEADER,
+    make_app,
+    telegram_route,
+)
 
 SECRET = "s3cret"
 received: list[dict[str, Any]] = []
@@ -72,6 +78,7 @@ bodies = st.one_of(
         lambda v: json.dumps(v).encode()
     ),
     st.sampled_from([b"", b"{", b"NaN", b'{"update_id": NaN}', b'{"update_id": 1e400}']),
+    st.integers(-(2**80), 2**80).map(lambda n: json.dumps({"update_id": n}).encode()),
 )
 
 
@@ -86,7 +93,7 @@ def test_any_body_gets_an_answer_and_only_updates_are_handed_on(body: bytes, sec
         assert answer.status_code == 403
     elif answer.status_code == 200:
         [update] = received
-        assert isinstance(update["update_id"], int) and update["update_id"] >= 0
+        assert isinstance(update["update_id"], int) and 0 <= update["update_id"] <= MAX_UPDATE_ID
     else:
         assert answer.status_code == 400 and received == []
 
@@ -96,3 +103,12 @@ def test_a_body_over_the_cap_is_413() -> None:
     body = b'{"update_id": 1, "x": "' + b"a" * MAX_BODY_BYTES + b'"}'
     answer = post(body, SECRET)
     assert answer.status_code == 413 and received == []
+
+
+def test_an_update_id_too_large_to_store_is_refused() -> None:
+    """The inbox keeps ``tg:<id>`` in 64 characters: a larger id could not be stored."""
+    received.clear()
+    for update_id in (MAX_UPDATE_ID + 1, 10**70):
+        answer = post(json.dumps({"update_id": update_id}).encode(), SECRET)
+        assert answer.status_code == 400 and received == []
+    assert post(json.dumps({"update_id": MAX_UPDATE_ID}).encode(), SECRET).status_code == 200
