@@ -8,8 +8,10 @@ buttons and from nothing, locations off the Earth or not numbers at all, files a
 any name and content. Each input must be answered (or ignored) without an exception, the
 announcements it queued must render, and the game must still load from the store.
 
-The examples per test are few so that the suite stays quick on SQLite in CI; ``-m fuzz``
-with ``HIDESEEK_FUZZ_EXAMPLES=2000`` (say) runs the long version.
+The examples per moment are few (40, the same on every run) so that the suite adds well
+under a minute to CI; ``HIDESEEK_FUZZ_EXAMPLES=2000`` runs a long, random version (with
+``HIDESEEK_TEST_POSTGRES_URL`` set, on PostgreSQL too, whose bounded columns SQLite does not
+check).
 """
 
 from __future__ import annotations
