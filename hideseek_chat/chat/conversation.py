@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from hideseek_chat.chat import jobs, liveness, map_jobs, outbox, routes
+from hideseek_chat.chat import edge, jobs, liveness, map_jobs, outbox, routes
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.keyboards import Verb, decode, open_private
@@ -110,8 +110,10 @@ class Conversation:
         (``store.inbox``): a redelivery, or a second worker given the same update, returns
         ``[]`` and changes nothing. A refusal is remembered too, so it is said once. When a
         handler raises, the update is kept as failed with ``payload`` (the channel's raw
-        update, for a look and a retry) and the exception propagates.
+        update, for a look and a retry) and the exception propagates. Free texts are cut
+        to what a platform allows first (``edge.bounded``).
         """
+        msg = edge.bounded(msg)
         update_id = msg.update_id
         with self.uow_factory() as uow:
             if update_id is not None and not uow.updates.begin(update_id, msg.chat, msg.at):

@@ -20,6 +20,15 @@ SIZES |= {"large": Size.LARGE, "l": Size.LARGE}
 DISTANCE_TOLERANCE = 0.005
 
 
+#: How much of what a person typed a refusal quotes back.
+SHOWN_CHARS = 40
+
+
+def shown(text: str) -> str:
+    """``text`` as a refusal quotes it: at most ``SHOWN_CHARS`` characters."""
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
 @dataclass(frozen=True)
 class NewGameArgs:
     size: Size
@@ -38,7 +47,7 @@ def parse_newgame(args: tuple[str, ...], known_rulesets: tuple[str, ...]) -> New
             ruleset = word
         else:
             raise ChatError(
-                "chat.newgame_usage", word=arg, rulesets=", ".join(sorted(known_rulesets))
+                "chat.newgame_usage", word=shown(arg), rulesets=", ".join(sorted(known_rulesets))
             )
     return NewGameArgs(size, ruleset)
 
@@ -60,7 +69,7 @@ def _category(word: str) -> Category:
             len(wanted) >= 3 and category.value.startswith(wanted)
         ):
             return category
-    raise ChatError("chat.ask_unknown_category", word=word)
+    raise ChatError("chat.ask_unknown_category", word=shown(word))
 
 
 def parse_ask(args: tuple[str, ...], ruleset: Ruleset, size: Size) -> AskArgs:
@@ -113,7 +122,7 @@ def _by_distance(
     try:
         wanted = parse_distance(subject)
     except DistanceError as error:
-        raise ChatError("chat.ask_bad_distance", text=subject, reason=error.reason) from None
+        raise ChatError("chat.ask_bad_distance", text=shown(subject), reason=error.reason) from None
     for question in questions:
         if question.distance_m is not None and _same(question.distance_m, wanted):
             return _available(question, size, None)
@@ -126,7 +135,7 @@ def _by_distance(
 def _pick(matches: list[QuestionDef], size: Size, subject: str, category: Category) -> AskArgs:
     available = [q for q in matches if q.is_available(size)]
     if len(matches) == 0:
-        raise ChatError("chat.ask_unknown_subject", category=category.value, subject=subject)
+        raise ChatError("chat.ask_unknown_subject", category=category.value, subject=shown(subject))
     if not available:
         raise ChatError("chat.ask_not_in_size", question=matches[0].id, size=size.value)
     exact = [q for q in available if _norm(q.subject) == _norm(subject)]
@@ -135,7 +144,7 @@ def _pick(matches: list[QuestionDef], size: Size, subject: str, category: Catego
         raise ChatError(
             "chat.ask_ambiguous",
             category=category.value,
-            subject=subject,
+            subject=shown(subject),
             options=[q.id for q in available],
         )
     return AskArgs(chosen.id, None)

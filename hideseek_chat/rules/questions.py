@@ -39,6 +39,7 @@ from hideseek_chat.rules.state import (
     QuestionStatus,
     Transport,
 )
+from hideseek_chat.rules.units import MAX_DISTANCE_M
 
 #: Statuses of a question that has been asked (a randomized one has not).
 ASKED = frozenset(
@@ -51,6 +52,8 @@ ASKED = frozenset(
 )
 ASKING_PHASES = frozenset({Phase.SEEKING, Phase.END_GAME})
 REMINDER_BEFORE = timedelta(minutes=1)
+#: The shortest distance of one's choice a question may have.
+MIN_CUSTOM_DISTANCE_M = 1.0
 
 
 @dataclass(frozen=True)
@@ -258,7 +261,9 @@ def ask(
             "ask this one while riding moving transit", key="error.needs_ride", question=question_id
         )
     if question.custom_distance:
-        if distance_m is None or distance_m <= 0:
+        # NaN fails both comparisons: a distance must be a number, from a metre to the
+        # farthest two places on Earth can be
+        if distance_m is None or not MIN_CUSTOM_DISTANCE_M <= distance_m <= MAX_DISTANCE_M:
             raise QuestionNotAvailable(
                 "this question needs a distance", key="error.needs_distance", question=question_id
             )

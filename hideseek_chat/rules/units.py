@@ -82,8 +82,13 @@ def parse_distance(text: str) -> float:
     if unit is None:
         raise DistanceError(text, f"unknown unit {match['unit']!r}; use m, km, mi, ft or yd")
     number = match["num"].replace(",", ".").replace(" ", "")
-    value = float(Fraction(number)) if "/" in number else float(number)
-    if not math.isfinite(value) or value <= 0:
+    try:
+        value = float(Fraction(number)) if "/" in number else float(number)
+    except (ZeroDivisionError, OverflowError):
+        raise DistanceError(text, "the distance must be more than zero") from None
+    if not math.isfinite(value):  # more digits than a float holds
+        raise DistanceError(text, "no two places on Earth are that far apart")
+    if value <= 0:
         raise DistanceError(text, "the distance must be more than zero")
     metres = value * METRES_PER_UNIT[unit]
     if metres > MAX_DISTANCE_M:

@@ -130,7 +130,9 @@ async def to_inbound(
             content=await _download(document, max_download),
         )
     if message.photo:
-        largest = max(message.photo, key=lambda size: (size.width * size.height, size.file_size))
+        largest = max(
+            message.photo, key=lambda size: (size.width * size.height, size.file_size or 0)
+        )
         return PhotoIn(**common, file_ref=largest.file_id, caption=message.caption or "")
     return None
 
@@ -157,8 +159,11 @@ def _starts_with_command(message: Message) -> bool:
     )
 
 
-def _command(text: str, common: dict[str, Any], bot_username: str) -> CommandIn | None:
-    head, *args = text.split()
+def _command(text: str, common: dict[str, Any], bot_username: str) -> Inbound | None:
+    words = text.split()
+    if not words or len(words[0]) < 2 or not words[0].startswith("/"):
+        return TextIn(**common, text=text)  # an entity that marks no command: just text
+    head, *args = words
     name, _, addressee = head[1:].partition("@")
     if addressee and addressee.lower() != bot_username.lower():
         return None  # "/join@OtherBot" in a group is for another bot

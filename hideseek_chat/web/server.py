@@ -2,7 +2,8 @@
 custom-webhook pattern: the route parses and checks, the channel stores, then 200.
 
 ``telegram_route`` serves Telegram's webhook: the secret header must match (403), the body
-must be a JSON object with an integer ``update_id`` within a size cap (400, 413); a good
+must be a JSON object with an integer ``update_id`` (at most ``MAX_UPDATE_ID``) within a
+size cap (400, 413); a good
 update is answered only once it is stored in the inbox, so Telegram redelivers whatever a
 crash interrupted. Nothing in an answer or a log line echoes the update.
 """
@@ -26,6 +27,9 @@ log = logging.getLogger(__name__)
 
 #: The largest webhook body accepted (Telegram's updates are far smaller).
 MAX_BODY_BYTES = 1_000_000
+#: The largest update id taken (Telegram's fit in 32 bits; the store keeps ids as text of
+#: at most 64 characters, and a larger number would not fit there).
+MAX_UPDATE_ID = 2**63 - 1
 #: The header Telegram sends the webhook's secret in.
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -50,7 +54,11 @@ def telegram_route(path: str, secret: str, receive: Receive) -> Route:
         except (ValueError, UnicodeDecodeError):
             return PlainTextResponse("not JSON", status_code=400)
         update_id = update.get("update_id") if isinstance(update, dict) else None
-        if not isinstance(update_id, int) or isinstance(update_id, bool) or update_id < 0:
+        if (
+            not isinstance(update_id, int)
+            or isinstance(update_id, bool)
+            or not 0 <= update_id <= MAX_UPDATE_ID
+        ):
             return PlainTextResponse("not an update", status_code=400)
         await receive(update)
         return Response(status_code=200)

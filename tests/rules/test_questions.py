@@ -182,6 +182,16 @@ def test_custom_radar_needs_a_distance_and_repeats_by_distance() -> None:
     assert game.state.pending_question().times_asked == 1
 
 
+@pytest.mark.parametrize("distance", [0.0, 0.5, -3.0, 20_037_510.0, 1e300])
+def test_a_distance_of_ones_choice_lies_on_the_earth(distance: float) -> None:
+    """From a metre to the farthest two places can be (a forged 1e300 m was asked)."""
+    game = seeking()
+    with pytest.raises(QuestionNotAvailable) as refused:
+        game.do(QuestionAsked(game.seekers[0], "radar-custom", distance_m=distance))
+    assert refused.value.key == "error.needs_distance"
+    game.do(QuestionAsked(game.seekers[0], "radar-custom", distance_m=1.0))
+
+
 def test_thermometer_window_opens_when_the_seekers_arrive() -> None:
     game = seeking()
     seeker = game.seekers[0]

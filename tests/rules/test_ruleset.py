@@ -716,6 +716,9 @@ def test_parse_distance(text: str, metres: float) -> None:
         ("0 m", "more than zero"),
         ("5 parsecs", "unknown unit 'parsecs'"),
         ("30000 km", "that far apart"),
+        ("1/0 mi", "more than zero"),  # was a ZeroDivisionError (issue 18)
+        ("0/0 km", "more than zero"),
+        ("1" * 400 + " m", "that far apart"),  # more digits than a float holds
     ],
 )
 def test_parse_distance_rejects(text: str, reason_part: str) -> None:

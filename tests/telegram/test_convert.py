@@ -182,3 +182,23 @@ async def test_a_sticker_is_nothing_the_game_reads(harness: Harness) -> None:
     }
     await harness.feed(update(harness.app.bot, message=message(sticker=sticker)))
     assert harness.conversation.inbound == [] and harness.api.methods == []
+
+
+async def test_a_command_entity_over_blank_text_is_just_text(harness: Harness) -> None:
+    """Found by the fuzzer: a command entity over a blank text raised ValueError."""
+    entity = {"type": "bot_command", "offset": 0, "length": 1}
+    for text in (" ", "/"):
+        await harness.feed(update(harness.app.bot, message=message(text=text, entities=[entity])))
+    assert [type(m) for m in harness.conversation.inbound] == [TextIn, TextIn]
+
+
+async def test_photo_sizes_without_a_file_size_compare(harness: Harness) -> None:
+    """Found by the fuzzer: two sizes of one area, one without ``file_size``, raised
+    TypeError when the largest was picked."""
+    sizes = [
+        {"file_id": "small", "file_unique_id": "a", "width": 9, "height": 9},
+        {"file_id": "known", "file_unique_id": "b", "width": 9, "height": 9, "file_size": 3},
+    ]
+    await harness.feed(update(harness.app.bot, message=message(photo=sizes)))
+    [msg] = harness.conversation.inbound
+    assert isinstance(msg, PhotoIn) and msg.file_ref == "known"

@@ -20,7 +20,7 @@ from hideseek_chat.chat.keyboards import Press
 from hideseek_chat.chat.map_choice import map_chosen, map_pack
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.map_jobs import job_slot
-from hideseek_chat.chat.maps import MAX_UPLOAD_BYTES, to_data, upload_name, use_map, version_name
+from hideseek_chat.chat.maps import to_data, upload_name, use_map, version_name
 from hideseek_chat.chat.model import EditButtons, FileIn, Outbound, SendText
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.texts.maps import mode_label
@@ -356,13 +356,12 @@ def press_drop(turn: Turn, press: Press) -> list[Outbound]:
 def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
     """A file in the group: a station list replaces the map's stations; a whole map
     (GeoJSON with a boundary, GTFS, KML with a polygon) becomes the game's map."""
-    if turn.is_private or not msg.filename.lower().endswith(MAP_FILES):
-        return []
-    if msg.content is None or not is_station_list(msg.filename, msg.content):
+    if turn.is_private or not msg.filename.lower().endswith(MAP_FILES) or not turn.has_game():
+        return []  # in a group that never had a game, a file is just chat
+    if setup.too_big(msg) or not is_station_list(msg.filename, msg.content or b""):
         return setup.upload(turn, msg)
     name, pack, _ = _current_pack(turn)
-    if msg.size > MAX_UPLOAD_BYTES:
-        raise ChatError("chat.map_too_big", limit=MAX_UPLOAD_BYTES)
+    assert msg.content is not None
     filename = msg.filename[:60]
     try:
         listed = read_station_list(msg.filename, msg.content)

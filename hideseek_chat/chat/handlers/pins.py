@@ -18,7 +18,7 @@ from hideseek_chat.chat.handlers import endgame
 from hideseek_chat.chat.model import ChatKind, DeleteMessage, LocationIn, Outbound, TextIn
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
-from hideseek_chat.geo import PinRejected, parse_pin_text
+from hideseek_chat.geo import Pin, PinRejected, parse_pin_text
 from hideseek_chat.rules import pins
 from hideseek_chat.rules.decisions import Notify, to_player
 from hideseek_chat.rules.events import Event
@@ -31,6 +31,12 @@ def location(turn: Turn, msg: LocationIn) -> list[Outbound]:
     if msg.live_ended:
         _live_ended(turn)
         return []
+    try:
+        Pin(msg.lat, msg.lon, msg.at, msg.accuracy_m)  # on Earth, with a sane accuracy
+    except PinRejected:
+        # No phone sends this: a forged or broken update. Said once in private, never for
+        # each edit of a live location, and a group hears nothing of it.
+        return [turn.reply(turn.say("chat.bad_pin"))] if turn.is_private and not msg.edited else []
     source = "live" if msg.live else "pin"
     return _record(turn, msg.lat, msg.lon, msg.accuracy_m, source, msg.forwarded)
 

@@ -24,6 +24,7 @@ from hideseek_chat.rules.pins import is_at_station
 from hideseek_chat.rules.questions import offers, pending_for_hider
 from hideseek_chat.rules.ruleset import Category, PowerupEffect
 from hideseek_chat.rules.state import CardZone, Mode, Question, QuestionStatus
+from hideseek_chat.rules.units import MAX_DISTANCE_M
 from hideseek_chat.store import Ping
 from hideseek_chat.store.checks import CheckVerdict
 
@@ -76,7 +77,7 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
             distance = float(press.args[1])
         except ValueError:
             raise ChatError("chat.button_unknown") from None
-        if not math.isfinite(distance) or distance <= 0:
+        if not (math.isfinite(distance) and 0 < distance <= MAX_DISTANCE_M):
             raise ChatError("chat.button_unknown")
     question_id = press.arg(0)
     turn.apply(_asked(turn, question_id, distance))
@@ -291,7 +292,8 @@ def _power(turn: Turn, press: Press, effect: PowerupEffect) -> list[Outbound]:
 def press_arrived(turn: Turn, press: Press) -> list[Outbound]:
     """Seekers say they reached the thermometer's end; the pins tell how far they went."""
     state = turn.state
-    record = state.question_record(press.int_arg(0)) if press.args else None
+    wanted = press.int_arg(0) if press.args else None
+    record = next((q for q in state.questions if q.id == wanted), None)
     player = turn.player()
     if record is None or player is None or record.status != QuestionStatus.TRAVELLING:
         raise ChatError("chat.button_unknown")

@@ -437,13 +437,20 @@ def _require_setup_admin(turn: Turn) -> None:
 MAP_FILES = (".geojson", ".json", ".zip", ".kml")
 
 
+def too_big(msg: FileIn) -> bool:
+    """Whether a file is over the upload limit, by what the channel says or what came (a
+    channel leaves the content out of a file it would not download)."""
+    return msg.content is None or max(msg.size, len(msg.content)) > MAX_UPLOAD_BYTES
+
+
 def upload(turn: Turn, msg: FileIn) -> list[Outbound]:
     """The admin sends a GeoJSON, GTFS zip or KML file to the group during setup: a map."""
     if turn.is_private or not msg.filename.lower().endswith(MAP_FILES):
         return []
     _require_setup_admin(turn)
-    if msg.size > MAX_UPLOAD_BYTES or msg.content is None:
+    if too_big(msg):
         raise ChatError("chat.map_too_big", limit=MAX_UPLOAD_BYTES)
+    assert msg.content is not None
     chat = turn.game_chat()
     name = version_name(upload_name(chat, msg.filename), msg.at)
     pack = import_upload(msg.filename, msg.content, name)
