@@ -225,7 +225,10 @@ class Turn:
     def announce(self, decisions: list[Decision]) -> None:
         """Write notices the chat layer decided (no engine event) to the game's outbox in
         this turn."""
-        self.uow.outbox.add(self.game_id, decisions, self.msg.at)
+        current = self.state.current_round
+        self.uow.outbox.add(
+            self.game_id, decisions, self.msg.at, current.number if current else None
+        )
         self._wrote = True
         self.applied.extend(decisions)
 

@@ -2,6 +2,13 @@
 
 A ping names the chat and the person (their channel ref); ``record`` finds the chat's
 current game, the player and the phase in one query and inserts the ping.
+
+Location updates are not idempotent on their own: a channel redelivers an edit, or delivers
+an older edit after a newer one. A ping names its message and that message's version (its
+edit date, ``sent_at``), and ``add`` stores it only when it is new *and* not older than the
+player's newest stored ping: one statement (insert ... where not exists ... on conflict do
+nothing), never an IntegrityError. The order of pings is their ``id`` (a sequence), never
+their times: a restart of a fast game clock moves game time back.
 """
 
 from __future__ import annotations
@@ -10,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import cast
 
-from sqlalchemy import Table, bindparam, delete, func, insert, select
+from sqlalchemy import Table, bindparam, delete, exists, func, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
@@ -54,7 +62,36 @@ _TARGET = (
     .join(PlayerRow, PlayerRow.game_id == GameRow.id)
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
 )
-_INSERT = insert(cast(Table, PingRow.__table__))
+_PINGS = cast(Table, PingRow.__table__)
+_COLUMNS = (
+    "game_id",
+    "player_id",
+    "lat",
+    "lon",
+    "accuracy_m",
+    "source",
+    "forwarded",
+    "at",
+    "message_ref",
+    "sent_at",
+)
+# A newer version of this player's position is stored already: this one is history.
+_NEWER = exists().where(
+    PingRow.game_id == bindparam("game_id"),
+    PingRow.player_id == bindparam("player_id"),
+    PingRow.sent_at > bindparam("sent_at", type_=_PINGS.c.sent_at.type),
+)
+_VALUES = select(*(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS)).where(
+    ~_NEWER
+)
+_VERSION = ["game_id", "player_id", "sent_at", "message_ref"]
+_INSERT = {
+    dialect.__name__.rsplit(".", 1)[-1]: dialect.insert(_PINGS)
+    .from_select(list(_COLUMNS), _VALUES)
+    .on_conflict_do_nothing(index_elements=_VERSION)
+    .returning(_PINGS.c.id)
+    for dialect in (postgresql, sqlite)
+}
 # The referee reads a seeker's track on every live edit near the zone: plain rows, no ORM
 # identity map, a statement built once.
 _LAST = (
@@ -70,7 +107,7 @@ _LAST = (
         PingRow.at,
     )
     .where(PingRow.game_id == bindparam("game"), PingRow.player_id == bindparam("player"))
-    .order_by(PingRow.at.desc(), PingRow.id.desc())
+    .order_by(PingRow.id.desc())
     .limit(bindparam("n"))
 )
 
@@ -95,9 +132,14 @@ class Pings:
         accuracy_m: float | None = None,
         source: str = "live",
         forwarded: bool = False,
-    ) -> None:
-        self.session.connection().execute(
-            _INSERT,
+        message_ref: str | None = None,
+        sent_at: datetime | None = None,
+    ) -> bool:
+        """Store a ping; False (nothing written) when this version of ``message_ref`` is
+        stored already or the player has a newer one (``sent_at`` later than this)."""
+        connection = self.session.connection()
+        inserted = connection.execute(
+            _INSERT[connection.dialect.name],
             {
                 "game_id": game_id,
                 "player_id": player_id,
@@ -107,8 +149,11 @@ class Pings:
                 "source": source,
                 "forwarded": forwarded,
                 "at": at,
+                "message_ref": message_ref,
+                "sent_at": sent_at,
             },
         )
+        return inserted.first() is not None
 
     def record(
         self,

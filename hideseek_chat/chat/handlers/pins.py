@@ -7,6 +7,9 @@ thermometer finished), and those facts are applied in the same turn. A hider's l
 posted in the group is deleted at once. While hiding, a hider who sends a location far
 from every station of the map is told privately which station is nearest. A live location
 that stops during a round is asked for again.
+
+A location names its message and version: a redelivered or late older edit changes nothing
+(``store.pings``), so it can neither move the player back nor establish anything.
 """
 
 from __future__ import annotations
@@ -68,7 +71,21 @@ def _record(
         Phase.SETUP,
         Phase.GAME_OVER,
     )
-    uow.pings.add(target.game_id, target.player_id, lat, lon, msg.at, accuracy, source, False)
+    sent_at = msg.sent_at if isinstance(msg, LocationIn) else None
+    stored = uow.pings.add(
+        target.game_id,
+        target.player_id,
+        lat,
+        lon,
+        msg.at,
+        accuracy,
+        source,
+        False,
+        msg.message_ref,
+        sent_at,
+    )
+    if not stored:
+        return []  # this version was stored already, or a newer one was: nothing changes
     turn.wrote()
     for event in facts(turn, state, target.player_id, msg.at, (lat, lon)):
         turn.establish(event)
