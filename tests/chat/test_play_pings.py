@@ -75,7 +75,7 @@ def latest(uow_factory: UnitOfWorkFactory, table: Table, name: str) -> tuple[flo
 
 
 def test_a_redelivered_edit_is_stored_once(table: Table, uow_factory: UnitOfWorkFactory) -> None:
-    hider, (s1, _) = seeking(table, uow_factory)
+    _, (s1, _) = seeking(table, uow_factory)
     before = len(pings_of(uow_factory, table, s1))
     table.wait(timedelta(minutes=1))
     edit(table, s1, "m-1", DEVICE, SEEKERS_START)
@@ -120,7 +120,7 @@ def test_a_late_older_edit_leaves_the_position_and_the_catch_alone(
 def test_a_late_older_edit_in_the_zone_starts_nothing(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, (s1, _) = seeking(table, uow_factory)
+    _, (s1, _) = seeking(table, uow_factory)
     table.wait(timedelta(minutes=10))
     edit(table, s1, "m-3", DEVICE + timedelta(minutes=5), SEEKERS_START)
     events = events_count(uow_factory)
@@ -137,7 +137,7 @@ def test_a_late_older_edit_in_the_zone_starts_nothing(
 def test_after_a_fast_clock_restarts_the_newest_ping_is_the_last_stored(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, (s1, _) = seeking(table, uow_factory)
+    _, (s1, _) = seeking(table, uow_factory)
     table.wait(timedelta(minutes=5))
     table.pin(s1, *SEEKERS_START)
     # The process restarts: a fast clock is anchored anew and game time jumps back an hour.
