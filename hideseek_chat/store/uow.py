@@ -103,6 +103,7 @@ class UnitOfWork:
 
     def rollback(self) -> None:
         self.session.rollback()
+        self.pings.forget()
 
 
 UnitOfWorkFactory = Callable[[], UnitOfWork]

@@ -17,7 +17,7 @@ from hideseek_chat.chat.model import ChatKind, LocationIn, Sender
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
-from hideseek_chat.store.models import PingRow
+from hideseek_chat.store.models import InboxRow, PingRow
 from tests.chat.play import SEEKERS_START, events_count, state_of
 from tests.chat.test_play_catch import HIDER_SPOT, seeking, walk_into_zone
 
@@ -177,3 +177,74 @@ def test_a_hiders_notice_goes_to_this_rounds_hiders_after_the_clock_ran_back(
     ], "last round's hider is a seeker now and must not get the hiders' question"
     with uow_factory() as uow:
         assert uow.session.scalar(select(func.count()).select_from(PingRow)) == before
+
+
+# ----------------------------------------------------------------- the inbox row goes with it
+
+
+def _located(table: Table, name: str, update_id: str, *, private: bool = False) -> LocationIn:
+    who = table.people[name.lower()]
+    return LocationIn(
+        chat=who.ref if private else table.group,
+        kind=ChatKind.PRIVATE if private else ChatKind.GROUP,
+        sender=Sender(who.ref, who.name),
+        at=table.now,
+        update_id=update_id,
+        message_ref="m-9",
+        lat=SEEKERS_START[0],
+        lon=SEEKERS_START[1],
+        accuracy_m=10.0,
+        live=True,
+        edited=True,
+        sent_at=DEVICE,
+    )
+
+
+def _inbox(uow_factory: UnitOfWorkFactory, update_id: str) -> tuple[str, str | None, int] | None:
+    with uow_factory() as uow:
+        row = uow.session.execute(
+            select(InboxRow.status, InboxRow.payload, InboxRow.attempts).where(
+                InboxRow.update_id == update_id
+            )
+        ).first()
+        return None if row is None else (str(row[0]), row[1], row[2])
+
+
+def test_a_location_update_delivered_twice_is_applied_once(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    _, (s1, _) = seeking(table, uow_factory)
+    before = len(pings_of(uow_factory, table, s1))
+    msg = _located(table, s1, "tg-test:twice")
+    table.deliver(msg)
+    table.deliver(msg)
+    assert len(pings_of(uow_factory, table, s1)) == before + 1
+    assert _inbox(uow_factory, "tg-test:twice") == ("applied", None, 1)
+
+
+def test_a_stored_location_update_is_taken_over_and_applied_once(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    _, (s1, _) = seeking(table, uow_factory)
+    before = len(pings_of(uow_factory, table, s1))
+    conversation = table.conversation
+    assert conversation.store_updates([("tg-test:polled", table.group, "{}")], table.now)
+    assert _inbox(uow_factory, "tg-test:polled") == ("pending", "{}", 0)
+    msg = _located(table, s1, "tg-test:polled")
+    table.deliver(msg)
+    table.deliver(msg)
+    assert len(pings_of(uow_factory, table, s1)) == before + 1
+    assert _inbox(uow_factory, "tg-test:polled") == ("applied", None, 1)
+
+
+def test_a_private_location_without_a_game_is_answered_once(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    table.person("Dave")  # no game of theirs anywhere
+    msg = _located(table, "Dave", "tg-test:nogame", private=True)
+    mark = table.mark()
+    table.deliver(msg)
+    table.deliver(msg)
+    answers = table.said("Dave", since=mark)
+    assert len(answers) == 1 and "game" in answers[0].text
+    assert _inbox(uow_factory, "tg-test:nogame") == ("applied", None, 1)
