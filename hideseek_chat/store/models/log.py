@@ -114,7 +114,8 @@ class PingRow(Base):
     __tablename__ = "location_pings"
     __table_args__ = (
         game_ref("player_id", "players", ondelete="CASCADE"),
-        Index("ix_location_pings_game_id_player_id_at", "game_id", "player_id", "at"),
+        # a player's newest pings: by id, the order they were stored in
+        Index("ix_location_pings_game_id_player_id_id", "game_id", "player_id", "id"),
         UniqueConstraint("game_id", "player_id", "sent_at", "message_ref"),
     )
 
