@@ -80,7 +80,7 @@ class Services:
         cached = self.states.get(game_id)
         if cached is not None and stamp is not None and cached[0] == stamp:
             return cached[1]
-        state = uow.games.get(game_id)
+        state = uow.games.read(game_id)
         if stamp is not None:
             self.states[game_id] = (stamp, state)
         return state

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import GameState, Phase
@@ -111,6 +111,19 @@ class GameRepository:
         self._rows[game_id] = loaded
         return state_from_rows({model: rows.values() for model, rows in loaded.items()})
 
+    def read(self, game_id: int) -> GameState:
+        """Load a game's state to read it only: plain rows through prebuilt statements, no
+        ORM objects (the hot path of a live edit whose state is not cached); ``save`` after
+        it loads the rows it diffs against. Raise GameNotFound when there is no such game."""
+        connection = self.session.connection()
+        loaded = {
+            model: connection.execute(statement, {"game": game_id}).all()
+            for model, statement in _READ.items()
+        }
+        if not loaded[GameRow]:
+            raise GameNotFound(game_id)
+        return state_from_rows(loaded)  # type: ignore[arg-type]  # rows read like models
+
     def in_phases(self, phases: Iterable[Phase]) -> list[int]:
         """The ids of the games now in one of ``phases``, oldest first."""
         query = select(GameRow.id).where(GameRow.phase.in_(list(phases))).order_by(GameRow.id)
@@ -146,6 +159,15 @@ class GameRepository:
             for key in existing.keys() - wanted.keys():
                 self.session.delete(existing.pop(key))
         self.session.flush()
+
+
+def _read_statement(model: type[Base]) -> Select[Any]:
+    id_column = model.id if model is GameRow else model.game_id  # type: ignore[attr-defined]
+    columns = [attr.columns[0].label(attr.key) for attr in model.__mapper__.column_attrs]
+    return select(*columns).where(id_column == bindparam("game"))
+
+
+_READ = {model: _read_statement(model) for model in STATE_TABLES}
 
 
 def _game_columns(state: GameState) -> dict[str, Any]:
