@@ -244,6 +244,7 @@ class Pings:
         at: datetime,
         accuracy_m: float | None = None,
         source: str = "live",
+        forwarded: bool = False,
         message_ref: str | None = None,
         sent_at: datetime | None = None,
         inbox: Inbox | None = None,
@@ -271,7 +272,7 @@ class Pings:
                 at,
                 accuracy_m,
                 source,
-                False,
+                forwarded,
                 message_ref,
                 sent_at,
             )
@@ -283,7 +284,7 @@ class Pings:
             "lon": lon,
             "accuracy_m": accuracy_m,
             "source": source,
-            "forwarded": False,
+            "forwarded": forwarded,
             "at": at,
             "message_ref": message_ref,
             "sent_at": sent_at,
@@ -301,7 +302,7 @@ class Pings:
         if stored_id is None:
             self._recent.pop((game_id, player_id), None)
             return Recorded(target, False)
-        new = Ping(stored_id, game_id, player_id, lat, lon, accuracy_m, source, False, at)
+        new = Ping(stored_id, game_id, player_id, lat, lon, accuracy_m, source, forwarded, at)
         before = row[6:]
         if before[0] is None:
             self._recent[(game_id, player_id)] = ([new], True)  # their first ping

@@ -87,6 +87,7 @@ def _record(
         msg.at,
         accuracy,
         source,
+        False,
         msg.message_ref,
         sent_at,
         uow.updates,
