@@ -1,19 +1,34 @@
-"""Live-location ping ingest through the store, against an insert-only baseline.
+"""Live-location ingest through the whole path, against a raw insert of the same row.
 
-Each ping is its own transaction. The store path does what the chat layer does for a ping:
-a unit of work that finds the chat's current game, the player and the phase (one query),
-inserts the ping and commits. The baseline, measured in the same run on the same database,
-only inserts the ping row through the ORM and commits. Target: >= 50% of the baseline.
+Every update is its own transaction. Measured in one run, on one database, in a fresh schema:
 
-    python bench/bench_store.py [--pings 3000] [--postgres URL]
+* ``floor``: a raw SQLAlchemy Core insert of the ping row (``engine.begin()``, one insert,
+  commit) - what storing a location costs at the least;
+* ``group``: a seeker's live-location edit in the group, through ``Conversation.handle``
+  with an ``update_id`` (as the Telegram adapter calls it: the inbox row and the ping in
+  one transaction), the game seeking, the seeker far from the zone;
+* ``private``: the hider's live-location edit in their private chat (the game found from
+  the person, the staying-put check read from their last pins);
+* ``restart``: the first group edit of each of many games in a new ``Conversation``
+  (empty caches), as after a restart.
 
-PostgreSQL is measured when ``--postgres`` or ``HIDESEEK_TEST_POSTGRES_URL`` is given (in a
-throwaway schema). Not part of the test suite.
+Reported: updates/s, the ratio to the floor, p50 and p99, and the statements each update
+sends through SQLAlchemy (``before_cursor_execute``, plus its commit; on PostgreSQL a game
+state's read is one more round trip, sent on the raw cursor and so not counted). Targets
+(issue 18) on PostgreSQL: group >= 1,000/s and >= 0.7 of the floor, private >= 0.6 of the
+floor, restart p99 <= 5 ms.
+
+    python bench/bench_store.py [--updates 3000] [--games 300] [--postgres URL] [--no-sqlite]
+
+PostgreSQL comes from ``--postgres``, ``HIDESEEK_BENCH_POSTGRES_URL`` or the local default
+(postgresql+psycopg://postgres@127.0.0.1:5432/test); SQLite (a WAL file) is the second line.
+Run by hand; not part of the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -23,101 +38,191 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, cast
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, Table, create_engine, event, insert, text
 
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.model import ChatKind, LocationIn, Sender
 from hideseek_chat.rules import Size, load_ruleset, new_game
-from hideseek_chat.rules.events import GameBegun, PlayerJoined
-from hideseek_chat.store import (
-    handle,
-    make_engine,
-    session_factory,
-    start_game,
-    unit_of_work_factory,
-)
+from hideseek_chat.rules.events import GameBegun, PlayerJoined, ZoneFixed
+from hideseek_chat.store import handle, make_engine, start_game, unit_of_work_factory
 from hideseek_chat.store.models import Base, PingRow
+from hideseek_chat.store.uow import UnitOfWorkFactory
 
+DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
-CHAT = "tg:-100bench"
+SEEKING_AT = START + timedelta(minutes=31)  # the small game's hiding period is 30 minutes
+DEVICE = datetime(2026, 5, 2, 7, 0, tzinfo=UTC)  # the phones' clock: not the game's
+STATION = (36.1267339, -97.0643939)
+HIDER_AT = (36.12622, -97.06401)  # 67 m from the station: inside the zone
+SEEKER_AT = (36.14000, -97.08000)  # about 2 km away
+NAMES = ("alice", "bob", "carol")
 BLOCK = 250
 
 
-def _setup(engine: Engine) -> tuple[int, int]:
+class Counter:
+    """Statements sent to the database and commits, counted by engine events."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.statements = 0
+        self.commits = 0
+        event.listen(engine, "before_cursor_execute", self._statement)
+        event.listen(engine, "commit", self._commit)
+
+    def _statement(self, *_: Any) -> None:
+        self.statements += 1
+
+    def _commit(self, *_: Any) -> None:
+        self.commits += 1
+
+    def read(self) -> tuple[int, int]:
+        return self.statements, self.commits
+
+
+class Game:
+    """A small game of three, seeking, its zone fixed: who hides, who seeks."""
+
+    def __init__(self, uow_factory: UnitOfWorkFactory, chat: str, prefix: str) -> None:
+        refs = [f"tg:{prefix}{name}" for name in NAMES]
+        state, decisions = new_game(load_ruleset("metric"), Size.SMALL, 11, refs[0], "Alice", START)
+        game_id = start_game(uow_factory, chat, state, decisions, START)
+        assert game_id is not None
+        for ref in refs[1:]:
+            handle(uow_factory, chat, PlayerJoined(ref, ref[-5:].title()), START)
+        handle(uow_factory, chat, GameBegun(refs[0]), START)
+        zone = ZoneFixed(None, "bench-station", "Bench Station", *STATION)
+        handle(uow_factory, chat, zone, SEEKING_AT)  # the hiding period's end fires first
+        with uow_factory() as uow:
+            loaded = uow.games.for_chat(chat)
+            assert loaded is not None
+            state = loaded.state
+        hider_team = state.hider_team_id()
+        assert hider_team is not None and state.current_round is not None
+        assert state.current_round.zone is not None
+        self.chat = chat
+        self.hider = next(p.ref for p in state.team_players(hider_team))
+        self.seeker = next(p.ref for p in state.players if p.team_id != hider_team)
+
+
+class Updates:
+    """Telegram-shaped live-location edits: fresh update ids, edit dates, game times."""
+
+    def __init__(self) -> None:
+        self.n = itertools.count(1)
+        self.run = uuid.uuid4().hex[:6]
+
+    def edit(self, chat: str, kind: ChatKind, ref: str, where: tuple[float, float]) -> LocationIn:
+        n = next(self.n)
+        return LocationIn(
+            chat=chat,
+            kind=kind,
+            sender=Sender(ref, "Someone"),
+            at=SEEKING_AT + timedelta(milliseconds=10 * n),
+            update_id=f"tg:{self.run}{n}",
+            message_ref="4242",
+            lat=where[0] + (n % 7) * 1e-6,
+            lon=where[1],
+            accuracy_m=8.0,
+            live=True,
+            edited=True,
+            sent_at=DEVICE + timedelta(seconds=n),
+        )
+
+
+def _quantile(samples: list[float], q: int) -> float:
+    return statistics.quantiles(samples, n=100)[q - 1] * 1000
+
+
+def _measure(engine: Engine, updates: int, games: int) -> None:
     Base.metadata.create_all(engine)
     uow_factory = unit_of_work_factory(engine)
-    state, decisions = new_game(load_ruleset("metric"), Size.SMALL, 1, "alice", "Alice", START)
-    game_id = start_game(uow_factory, CHAT, state, decisions, START)
-    assert game_id is not None
-    for ref in ("bob", "carol"):
-        handle(uow_factory, CHAT, PlayerJoined(ref, ref.title()), START)
-    handle(uow_factory, CHAT, GameBegun("alice"), START)
+    counter = Counter(engine)
+    game = Game(uow_factory, "tg:-100bench", "b")
+    conversation = Conversation(uow_factory, seeds=lambda: 11)
+    edits = Updates()
     with uow_factory() as uow:
-        target = uow.pings.target(CHAT, "bob")
+        target = uow.pings.target(game.chat, game.seeker)
     assert target is not None
-    return game_id, target.player_id
+    table = cast(Table, PingRow.__table__)
+    raw = insert(table)
 
-
-def _measure(engine: Engine, pings: int) -> dict[str, list[float]]:
-    game_id, player_id = _setup(engine)
-    sessions = session_factory(engine)
-    uow_factory = unit_of_work_factory(engine)
-    counter = iter(range(10**9))
-
-    def baseline() -> None:
-        i = next(counter)
-        with sessions() as session:
-            session.add(
-                PingRow(
-                    game_id=game_id,
-                    player_id=player_id,
-                    lat=36.1 + i * 1e-6,
-                    lon=-97.0,
-                    accuracy_m=5.0,
-                    source="live",
-                    forwarded=False,
-                    at=START + timedelta(seconds=i),
-                )
+    def floor() -> None:
+        n = next(edits.n)
+        with engine.begin() as connection:
+            connection.execute(
+                raw,
+                {
+                    "game_id": target.game_id,
+                    "player_id": target.player_id,
+                    "lat": SEEKER_AT[0],
+                    "lon": SEEKER_AT[1],
+                    "accuracy_m": 8.0,
+                    "source": "live",
+                    "forwarded": False,
+                    "at": SEEKING_AT + timedelta(milliseconds=10 * n),
+                    "message_ref": "4242",
+                    "sent_at": DEVICE + timedelta(seconds=n),
+                },
             )
-            session.commit()
 
-    def store() -> None:
-        i = next(counter)
-        with uow_factory() as uow:
-            found = uow.pings.record(
-                CHAT, "bob", 36.1 + i * 1e-6, -97.0, START + timedelta(seconds=i), 5.0
-            )
-            assert found is not None and found.phase is not None
-            uow.commit()
+    def group() -> None:
+        conversation.handle(edits.edit(game.chat, ChatKind.GROUP, game.seeker, SEEKER_AT))
 
-    paths: dict[str, Callable[[], None]] = {"baseline": baseline, "store": store}
-    for run in paths.values():  # warm up connections, caches and compiled statements
+    def private() -> None:
+        conversation.handle(edits.edit(game.hider, ChatKind.PRIVATE, game.hider, HIDER_AT))
+
+    paths: dict[str, Callable[[], None]] = {"floor": floor, "group": group, "private": private}
+    per_update: dict[str, tuple[float, float]] = {}
+    for name, run in paths.items():  # warm up; count what one update sends
         for _ in range(100):
             run()
+        before = counter.read()
+        for _ in range(100):
+            run()
+        after = counter.read()
+        per_update[name] = ((after[0] - before[0]) / 100, (after[1] - before[1]) / 100)
     times: dict[str, list[float]] = {name: [] for name in paths}
     done = 0
-    while done < pings:  # alternate blocks so both paths see the same conditions
+    while done < updates:  # alternate blocks so every path sees the same conditions
         for name, run in paths.items():
-            for _ in range(min(BLOCK, pings - done)):
+            for _ in range(min(BLOCK, updates - done)):
                 began = time.perf_counter()
                 run()
                 times[name].append(time.perf_counter() - began)
         done += BLOCK
-    return times
 
+    # The first edit of each game after a restart: a new Conversation, nothing cached.
+    many = [Game(uow_factory, f"tg:-200{i}", f"g{i}") for i in range(games)]
+    restarted = Conversation(uow_factory, seeds=lambda: 11)
+    first: list[float] = []
+    before = counter.read()
+    for each in many:
+        msg = edits.edit(each.chat, ChatKind.GROUP, each.seeker, SEEKER_AT)
+        began = time.perf_counter()
+        restarted.handle(msg)
+        first.append(time.perf_counter() - began)
+    after = counter.read()
+    per_update["restart"] = ((after[0] - before[0]) / games, (after[1] - before[1]) / games)
+    times["restart"] = first
 
-def _report(database: str, times: dict[str, list[float]]) -> None:
-    rates = {}
+    floor_rate = len(times["floor"]) / sum(times["floor"])
+    dialect = engine.dialect.name
     for name, samples in times.items():
-        rates[name] = len(samples) / sum(samples)
-        p99 = statistics.quantiles(samples, n=100)[98] * 1000
-        print(f"{database:<10} {name:<9} {rates[name]:>9,.0f} pings/s   p99 {p99:6.2f} ms")
-    print(f"{database:<10} store/baseline = {rates['store'] / rates['baseline']:.0%}\n")
+        rate = len(samples) / sum(samples)
+        statements, commits = per_update[name]
+        print(
+            f"{dialect:<10} {name:<8} {rate:>7,.0f} updates/s  {rate / floor_rate:5.2f} of floor"
+            f"  p50 {_quantile(samples, 50):5.2f} ms  p99 {_quantile(samples, 99):5.2f} ms"
+            f"  {statements:4.1f} statements + {commits:3.1f} commit"
+        )
+    print()
 
 
-def _postgres(base: str, pings: int) -> None:
+def _postgres(base: str, updates: int, games: int) -> None:
     schema = f"bench_{uuid.uuid4().hex[:8]}"
     admin = create_engine(base)
     with admin.begin() as connection:
@@ -125,7 +230,7 @@ def _postgres(base: str, pings: int) -> None:
     separator = "&" if "?" in base else "?"
     engine = make_engine(f"{base}{separator}options={quote(f'-csearch_path={schema}')}")
     try:
-        _report("postgresql", _measure(engine, pings))
+        _measure(engine, updates, games)
     finally:
         engine.dispose()
         with admin.begin() as connection:
@@ -134,20 +239,22 @@ def _postgres(base: str, pings: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pings", type=int, default=3000)
-    parser.add_argument("--postgres", default=os.environ.get("HIDESEEK_TEST_POSTGRES_URL"))
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--updates", type=int, default=3000)
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument(
+        "--postgres", default=os.environ.get("HIDESEEK_BENCH_POSTGRES_URL", DEFAULT_POSTGRES)
+    )
+    parser.add_argument("--no-sqlite", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as directory:
-        engine = make_engine(f"sqlite:///{Path(directory) / 'bench.sqlite3'}")
-        try:
-            _report("sqlite", _measure(engine, args.pings))
-        finally:
-            engine.dispose()
-    if args.postgres:
-        _postgres(args.postgres, args.pings)
-    else:
-        print("postgresql: skipped (no --postgres URL and HIDESEEK_TEST_POSTGRES_URL unset)")
+    _postgres(args.postgres, args.updates, args.games)
+    if not args.no_sqlite:
+        with tempfile.TemporaryDirectory() as directory:
+            engine = make_engine(f"sqlite:///{Path(directory) / 'bench.sqlite3'}")
+            try:
+                _measure(engine, args.updates, args.games)
+            finally:
+                engine.dispose()
 
 
 if __name__ == "__main__":

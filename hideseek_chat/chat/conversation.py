@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 
 from hideseek_chat.chat import edge, jobs, liveness, map_jobs, outbox, routes
 from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.handlers import pins
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.keyboards import Verb, decode, open_private
 from hideseek_chat.chat.map_clients import MapClients
@@ -43,7 +44,7 @@ from hideseek_chat.rules.errors import RuleViolation, WrongPhase
 from hideseek_chat.rules.ruleset import ruleset_paths
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
-from hideseek_chat.store.inbox import Stored
+from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
@@ -116,20 +117,32 @@ class Conversation:
         msg = edge.bounded(msg)
         update_id = msg.update_id
         with self.uow_factory() as uow:
-            if update_id is not None and not uow.updates.begin(update_id, msg.chat, msg.at):
-                return []  # a redelivery: acted on before
+            if update_id is not None:
+                # A live edit's inbox row goes with its ping, in one statement (PostgreSQL).
+                begin = uow.updates.defer if pins.carries_begin(msg) else uow.updates.begin
+                if not begin(update_id, msg.chat, msg.at):
+                    return []  # a redelivery: acted on before
             turn = Turn(self.services, msg, uow)
             try:
                 replies = routes.dispatch(turn)
+                if not uow.updates.begin_deferred():
+                    return []  # a redelivery, found only now: nothing is committed
                 turn.finish()
+            except Redelivered:
+                return []
             except (RuleViolation, ChatError, GameNotFound) as refusal:
                 uow.rollback()
+                if not uow.updates.begin_deferred():
+                    return []
                 replies = self._refuse(turn, refusal)
                 if update_id is not None:
                     uow.updates.settle(update_id, InboxStatus.REFUSED, msg.at, msg.chat)
                     uow.commit()
                 return replies
             except Exception:
+                uow.rollback()
+                if not uow.updates.begin_deferred():
+                    return []
                 uow.rollback()
                 if update_id is not None:
                     self.settle(update_id, InboxStatus.FAILED, msg.at, msg.chat, payload)

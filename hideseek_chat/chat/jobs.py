@@ -62,9 +62,8 @@ def carry_out(services: Services, message: OutboxMessage, now: datetime) -> None
                 uow.chats.freeze_spot(message.game_id, current.number, spot)
         elif isinstance(decision, CheckHidingSpot):
             if state.phase == Phase.HIDING:
-                uow.outbox.add(
-                    message.game_id, _hiding_advice(services, uow, message, state, now), now
-                )
+                advice = _hiding_advice(services, uow, message, state, now)
+                uow.outbox.add(message.game_id, advice, now, current.number)
         elif state.phase in (Phase.SEEKING, Phase.END_GAME) and current.zone is None:
             assert isinstance(decision, RequestZone)
             ruleset = services.ruleset(state)
@@ -82,7 +81,7 @@ def carry_out(services: Services, message: OutboxMessage, now: datetime) -> None
                         {"street_end": hiding.zones_on_streets(state)},
                     ),
                 ]
-                uow.outbox.add(message.game_id, pending, now)
+                uow.outbox.add(message.game_id, pending, now, current.number)
             else:
                 # A pin sent since the moment, before this job ran: the group was never told
                 # the zone was pending, so it need not hear that it is fixed.

@@ -69,7 +69,8 @@ def check(uow_factory: UnitOfWorkFactory, now: datetime) -> bool:
             state = uow.games.get(game_id)
             notices = quiet_notices(uow, game_id, state, now)
             if notices:
-                uow.outbox.add(game_id, notices, now)
+                current = state.current_round
+                uow.outbox.add(game_id, notices, now, current.number if current else None)
                 uow.commit()
                 news = True
     return news

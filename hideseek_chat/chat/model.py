@@ -62,6 +62,10 @@ class LocationIn(Inbound):
     live_ended: bool = False  # the person stopped sharing
     edited: bool = False
     forwarded: bool = False
+    #: when the channel says this version of the message was made (Telegram: an edit's
+    #: ``edit_date``, else the message's ``date``); with ``message_ref`` it names the version,
+    #: so a redelivered edit is stored once and a late older one never moves the player
+    sent_at: datetime | None = None
 
 
 @dataclass(frozen=True)

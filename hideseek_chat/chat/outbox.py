@@ -43,14 +43,18 @@ HAND_NOTICES = frozenset(
 )
 
 
-def recipients(state: GameState, notify: Notify, created_at: datetime) -> list[str]:
-    """The private chats a non-group decision goes to (active members only)."""
+def recipients(
+    state: GameState, notify: Notify, created_at: datetime, round_number: int | None = None
+) -> list[str]:
+    """The private chats a non-group decision goes to (active members only). The hiders are
+    those of round ``round_number`` (the newest when it was written); entries written
+    without one fall back to the round that had begun by ``created_at``."""
     kind = notify.to.kind
     if kind == AudienceKind.PLAYER and notify.to.player_id is not None:
         return [state.player(notify.to.player_id).ref]
     if kind == AudienceKind.TEAM and notify.to.team_id is not None:
         return [p.ref for p in state.team_players(notify.to.team_id)]
-    hider_team = _hider_team_at(state, created_at)
+    hider_team = _hider_team_of(state, round_number, created_at)
     if kind == AudienceKind.HIDERS:
         return [p.ref for p in state.team_players(hider_team)] if hider_team else []
     if kind == AudienceKind.SEEKERS:
@@ -61,6 +65,14 @@ def recipients(state: GameState, notify: Notify, created_at: datetime) -> list[s
             for p in state.team_players(team.id)
         ]
     return []
+
+
+def _hider_team_of(state: GameState, round_number: int | None, at: datetime) -> int | None:
+    if round_number is not None:
+        for round_ in state.rounds:
+            if round_.number == round_number:
+                return round_.hider_team_id
+    return _hider_team_at(state, at)
 
 
 def _hider_team_at(state: GameState, at: datetime) -> int | None:
@@ -92,7 +104,7 @@ def render(
         return [SendText(chat, text=text, buttons=buttons, photo_ref=photo)]
     sends: list[Outbound] = []
     composed: dict[str, tuple[str, Rows, str | None]] = {}
-    for ref in recipients(state, notify, message.created_at):
+    for ref in recipients(state, notify, message.created_at, message.round_number):
         fmt = services.formatter(uow, chat, state, ref, now=message.created_at)
         if fmt.language not in composed:
             composed[fmt.language] = _compose(services, uow, message, notify, state, fmt, now)

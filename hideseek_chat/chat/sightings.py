@@ -44,7 +44,7 @@ def hider_pin(uow: UnitOfWork, game_id: int, state: GameState) -> Ping | None:
     newest: Ping | None = None
     for player in state.team_players(hider):
         ping = last_pin(uow, game_id, player.id)
-        if ping is not None and (newest is None or ping.at > newest.at):
+        if ping is not None and (newest is None or ping.id > newest.id):
             newest = ping
     return newest
 
@@ -71,7 +71,7 @@ def seekers_pin_before(
     for team in teams:
         for player in state.team_players(team):
             ping = referee.latest_before(last_pins(uow, game_id, player.id, 50), at)
-            if ping is not None and (newest is None or ping.at > newest.at):
+            if ping is not None and (newest is None or ping.id > newest.id):
                 newest = ping
     return newest
 
@@ -133,7 +133,7 @@ def hider_pins(uow: UnitOfWork, game_id: int, state: GameState, n: int = 50) -> 
         for player in state.team_players(hider)
         for ping in last_pins(uow, game_id, player.id, n)
     ]
-    return sorted(found, key=lambda ping: ping.at, reverse=True)
+    return sorted(found, key=lambda ping: ping.id, reverse=True)
 
 
 def zone_fixed(

@@ -84,7 +84,7 @@ class Services:
         cached = self.states.get(game_id)
         if cached is not None and stamp is not None and cached[0] == stamp:
             return cached[1]
-        state = uow.games.get(game_id)
+        state = uow.games.read(game_id)
         if stamp is not None:
             self.states[game_id] = (stamp, state)
         return state
@@ -278,7 +278,10 @@ class Turn:
     def announce(self, decisions: list[Decision]) -> None:
         """Write notices the chat layer decided (no engine event) to the game's outbox in
         this turn."""
-        self.uow.outbox.add(self.game_id, decisions, self.msg.at)
+        current = self.state.current_round
+        self.uow.outbox.add(
+            self.game_id, decisions, self.msg.at, current.number if current else None
+        )
         self._wrote = True
         self.applied.extend(decisions)
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import delete, exists, func, select, update
+from sqlalchemy import Table, bindparam, delete, exists, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
 from hideseek_chat.store.config import dialect_insert
@@ -32,6 +34,47 @@ from hideseek_chat.store.models import InboxRow, InboxStatus
 RETENTION = timedelta(days=2)
 #: An update whose handler raised is tried this often before it is left as failed.
 MAX_ATTEMPTS = 3
+
+_INBOX = cast(Table, InboxRow.__table__)
+
+
+def _begin_statement(insert: Any) -> Any:
+    """Insert the update as applied, or take over its pending row; return its id, or no
+    row when it was handled already. One statement (a conflict on another worker's
+    uncommitted row waits for it, then finds it handled)."""
+    return (
+        insert(_INBOX)
+        .values(
+            update_id=bindparam("update_id"),
+            lane=bindparam("lane"),
+            status=InboxStatus.APPLIED,
+            received_at=bindparam("received_at"),
+            attempts=1,
+        )
+        .on_conflict_do_update(
+            index_elements=[_INBOX.c.update_id],
+            set_={
+                "status": InboxStatus.APPLIED,
+                "payload": None,
+                "attempts": _INBOX.c.attempts + 1,
+            },
+            where=_INBOX.c.status == InboxStatus.PENDING,
+        )
+        .returning(_INBOX.c.id)
+    )
+
+
+# Every update handled at once runs this first: built once, executed as plain Core.
+_BEGIN = {
+    "postgresql": _begin_statement(postgresql.insert),
+    "sqlite": _begin_statement(sqlite.insert),
+}
+#: The same as a CTE, for a statement that writes the update's change with it (PostgreSQL).
+BEGIN_CTE = _begin_statement(postgresql.insert).cte("begun")
+
+
+class Redelivered(Exception):
+    """The update was handled already (found when its deferred ``begin`` ran): change nothing."""
 
 
 @dataclass(frozen=True)
@@ -51,37 +94,49 @@ class Inbox:
     def __init__(self, session: Session) -> None:
         self.session = session
         self._begun: set[str] = set()
+        self._deferred: dict[str, Any] | None = None
 
     def begin(self, update_id: str, lane: str | None, now: datetime) -> bool:
         """Record ``update_id`` as applied by this transaction; False when it was handled
         already (a redelivery), which the caller must then leave alone.
 
         A pending row (a stored batch) is taken over; anything else means handled."""
-        insert = dialect_insert(self.session)
-        statement = (
-            insert(InboxRow)
-            .values(
-                update_id=update_id,
-                lane=lane,
-                status=InboxStatus.APPLIED,
-                received_at=now,
-                attempts=1,
-            )
-            .on_conflict_do_nothing(index_elements=[InboxRow.update_id])
-            .returning(InboxRow.id)
-        )
-        if self.session.execute(statement).first() is not None:
-            self._begun.add(update_id)
-            return True
-        row = self.session.scalar(
-            select(InboxRow).where(InboxRow.update_id == update_id).with_for_update()
-        )
-        if row is None or row.status != InboxStatus.PENDING:
+        connection = self.session.connection()
+        values = {"update_id": update_id, "lane": lane, "received_at": now}
+        if connection.execute(_BEGIN[connection.dialect.name], values).first() is None:
             return False
-        row.status, row.payload = InboxStatus.APPLIED, None
-        row.attempts += 1
         self._begun.add(update_id)
         return True
+
+    def defer(self, update_id: str, lane: str | None, now: datetime) -> bool:
+        """``begin`` ``update_id`` with the first change written for it, when that statement
+        can carry it (``take_deferred``: a location's ping on PostgreSQL), saving a round
+        trip; elsewhere ``begin`` now. The caller must ``begin_deferred`` before it commits
+        or settles the update, and treat ``Redelivered`` as a redelivery."""
+        if self.session.get_bind().dialect.name != "postgresql":
+            return self.begin(update_id, lane, now)
+        self._deferred = {"update_id": update_id, "lane": lane, "received_at": now}
+        return True
+
+    def take_deferred(self) -> dict[str, Any] | None:
+        """The deferred ``begin``'s values for a statement that runs ``BEGIN_CTE`` (None:
+        nothing deferred); that statement's caller calls ``begun`` with what it found."""
+        deferred, self._deferred = self._deferred, None
+        return deferred
+
+    def begun(self, update_id: str, new: bool) -> None:
+        """Say how a statement that ran ``BEGIN_CTE`` found ``update_id``; raise
+        ``Redelivered`` when it was handled already (the statement then wrote nothing)."""
+        if not new:
+            raise Redelivered(update_id)
+        self._begun.add(update_id)
+
+    def begin_deferred(self) -> bool:
+        """Run a deferred ``begin`` now (True when none is left); False: a redelivery."""
+        deferred = self.take_deferred()
+        if deferred is None:
+            return True
+        return self.begin(deferred["update_id"], deferred["lane"], deferred["received_at"])
 
     def is_processed(self, update_id: str) -> bool:
         """Whether ``update_id`` was handled (applied, refused, failed or unreadable)."""
@@ -91,6 +146,9 @@ class Inbox:
     def mark_processed(self, update_id: str, now: datetime, game_id: int | None = None) -> None:
         """Remember ``update_id`` as applied (a no-op when ``begin`` did in this transaction)."""
         if update_id in self._begun:
+            return
+        if self._deferred is not None and self._deferred["update_id"] == update_id:
+            self.begin_deferred()
             return
         self.begin(update_id, None, now)
 

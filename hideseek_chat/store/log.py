@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -107,6 +107,9 @@ class OutboxMessage:
     chat_key: str
     decision: Decision
     created_at: datetime
+    #: the game's newest round when it was written (for a notice), which decides who the
+    #: hiders are: by sequence, never by ``created_at`` (a fast clock restarted runs back)
+    round_number: int | None = None
 
 
 class Outbox:
@@ -115,9 +118,19 @@ class Outbox:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def add(self, game_id: int, decisions: Iterable[Decision], now: datetime) -> None:
+    def add(
+        self,
+        game_id: int,
+        decisions: Iterable[Decision],
+        now: datetime,
+        round_number: int | None = None,
+    ) -> None:
+        """Queue ``decisions``; ``round_number`` is the game's newest round, kept with each
+        notice so that "the hiders" are that round's, whatever the clocks say."""
         for decision in decisions:
             columns = encode_decision(decision)
+            if columns.kind == "Notify":
+                columns = replace(columns, round_number=round_number)
             self.session.add(
                 OutboxRow(
                     game_id=game_id,
@@ -181,6 +194,7 @@ class Outbox:
                     )
                 ),
                 row.created_at,
+                row.round_number,
             )
             for row, chat_key in self.session.execute(query)
         ]

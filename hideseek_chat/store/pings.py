@@ -2,18 +2,27 @@
 
 A ping names the chat and the person (their channel ref); ``record`` finds the chat's
 current game, the player and the phase in one query and inserts the ping.
+
+Location updates are not idempotent on their own: a channel redelivers an edit, or delivers
+an older edit after a newer one. A ping names its message and that message's version (its
+edit date, ``sent_at``), and ``add`` stores it only when it is new *and* not older than the
+player's newest stored ping: one statement (insert ... where not exists ... on conflict do
+nothing), never an IntegrityError. The order of pings is their ``id`` (a sequence), never
+their times: a restart of a fast game clock moves game time back.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, func, insert, select
+from sqlalchemy import Table, bindparam, delete, exists, func, literal, select, true
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
+from hideseek_chat.store.inbox import BEGIN_CTE, Inbox, Redelivered
 from hideseek_chat.store.models import ChatRow, EventRow, GameRow, PingRow, PlayerRow
 
 
@@ -54,7 +63,36 @@ _TARGET = (
     .join(PlayerRow, PlayerRow.game_id == GameRow.id)
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
 )
-_INSERT = insert(cast(Table, PingRow.__table__))
+_PINGS = cast(Table, PingRow.__table__)
+_COLUMNS = (
+    "game_id",
+    "player_id",
+    "lat",
+    "lon",
+    "accuracy_m",
+    "source",
+    "forwarded",
+    "at",
+    "message_ref",
+    "sent_at",
+)
+# A newer version of this player's position is stored already: this one is history.
+_NEWER = exists().where(
+    PingRow.game_id == bindparam("game_id"),
+    PingRow.player_id == bindparam("player_id"),
+    PingRow.sent_at > bindparam("sent_at", type_=_PINGS.c.sent_at.type),
+)
+_VALUES = select(*(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS)).where(
+    ~_NEWER
+)
+_VERSION = ["game_id", "player_id", "sent_at", "message_ref"]
+_INSERT = {
+    dialect.__name__.rsplit(".", 1)[-1]: dialect.insert(_PINGS)
+    .from_select(list(_COLUMNS), _VALUES)
+    .on_conflict_do_nothing(index_elements=_VERSION)
+    .returning(_PINGS.c.id)
+    for dialect in (postgresql, sqlite)
+}
 # The referee reads a seeker's track on every live edit near the zone: plain rows, no ORM
 # identity map, a statement built once.
 _LAST = (
@@ -70,14 +108,92 @@ _LAST = (
         PingRow.at,
     )
     .where(PingRow.game_id == bindparam("game"), PingRow.player_id == bindparam("player"))
-    .order_by(PingRow.at.desc(), PingRow.id.desc())
+    .order_by(PingRow.id.desc())
     .limit(bindparam("n"))
 )
+
+
+_PING_COLUMNS = [c.name for c in _LAST.selected_columns]
+# PostgreSQL, in one round trip: find the target, store the ping unless this version (or a
+# newer one) is stored, and read the ping it follows (the statement's snapshot is from
+# before its insert), so that ``last`` needs no query for the two newest pings.
+_T_COLUMNS = select(
+    GameRow.id.label("game_id"),
+    PlayerRow.id.label("player_id"),
+    GameRow.phase.label("phase"),
+    _LAST_EVENT.label("last_event_id"),
+)
+_FOUND = (
+    _T_COLUMNS.join_from(GameRow, PlayerRow, PlayerRow.game_id == GameRow.id)
+    .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
+    .cte("found")
+)
+_NEWER_FOUND = exists().where(
+    PingRow.game_id == _FOUND.c.game_id,
+    PingRow.player_id == _FOUND.c.player_id,
+    PingRow.sent_at > bindparam("sent_at", type_=_PINGS.c.sent_at.type),
+)
+_BEFORE = (
+    select(*_LAST.selected_columns)
+    .where(PingRow.game_id == _FOUND.c.game_id, PingRow.player_id == _FOUND.c.player_id)
+    .order_by(PingRow.id.desc())
+    .limit(1)
+    .lateral("before")
+)
+
+
+def _record_statement(with_begin: bool) -> Any:
+    """The one statement of ``record`` on PostgreSQL; ``with_begin`` also writes the
+    update's inbox row (``Inbox.defer``) and stores the ping only when the update is new.
+    Always one row: the begun inbox id (or None), then the target and the ping before,
+    all None when the person is not a player."""
+    condition = ~_NEWER_FOUND
+    if with_begin:
+        condition = condition & exists(select(BEGIN_CTE.c.id))
+    stored = (
+        postgresql.insert(_PINGS)
+        .from_select(
+            list(_COLUMNS),
+            select(
+                _FOUND.c.game_id,
+                _FOUND.c.player_id,
+                *(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS[2:]),
+            ).where(condition),
+        )
+        .on_conflict_do_nothing(index_elements=_VERSION)
+        .returning(_PINGS.c.id)
+        .cte("stored")
+    )
+    begun = select(BEGIN_CTE.c.id).scalar_subquery() if with_begin else literal(None)
+    one = select(begun.label("begun_id")).subquery("one")
+    return select(
+        one.c.begun_id,
+        _FOUND.c.game_id,
+        _FOUND.c.player_id,
+        _FOUND.c.phase,
+        _FOUND.c.last_event_id,
+        select(stored.c.id).scalar_subquery().label("stored_id"),
+        *(_BEFORE.c[name] for name in _PING_COLUMNS),
+    ).select_from(one.outerjoin(_FOUND, true()).outerjoin(_BEFORE, true()))
+
+
+_RECORD = {False: _record_statement(False), True: _record_statement(True)}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What ``record`` found and did: whose ping, and whether it was stored."""
+
+    target: PingTarget
+    stored: bool
 
 
 class Pings:
     def __init__(self, session: Session) -> None:
         self.session = session
+        #: (game, player) -> their newest pings, newest first, as ``record`` left them in this
+        #: unit of work, and whether that list holds every ping they have
+        self._recent: dict[tuple[int, int], tuple[list[Ping], bool]] = {}
 
     def target(self, chat_key: str, player_ref: str) -> PingTarget | None:
         """The chat's current game, the active player ``player_ref`` in it, and its phase."""
@@ -95,9 +211,15 @@ class Pings:
         accuracy_m: float | None = None,
         source: str = "live",
         forwarded: bool = False,
-    ) -> None:
-        self.session.connection().execute(
-            _INSERT,
+        message_ref: str | None = None,
+        sent_at: datetime | None = None,
+    ) -> bool:
+        """Store a ping; False (nothing written) when this version of ``message_ref`` is
+        stored already or the player has a newer one (``sent_at`` later than this)."""
+        self._recent.pop((game_id, player_id), None)
+        connection = self.session.connection()
+        inserted = connection.execute(
+            _INSERT[connection.dialect.name],
             {
                 "game_id": game_id,
                 "player_id": player_id,
@@ -107,8 +229,11 @@ class Pings:
                 "source": source,
                 "forwarded": forwarded,
                 "at": at,
+                "message_ref": message_ref,
+                "sent_at": sent_at,
             },
         )
+        return inserted.first() is not None
 
     def record(
         self,
@@ -120,15 +245,80 @@ class Pings:
         accuracy_m: float | None = None,
         source: str = "live",
         forwarded: bool = False,
-    ) -> PingTarget | None:
-        """Store a ping of ``player_ref`` in the chat's current game; None if not a player."""
-        found = self.target(chat_key, player_ref)
-        if found is not None:
-            self.add(found.game_id, found.player_id, lat, lon, at, accuracy_m, source, forwarded)
-        return found
+        message_ref: str | None = None,
+        sent_at: datetime | None = None,
+        inbox: Inbox | None = None,
+    ) -> Recorded | None:
+        """Store a ping of ``player_ref`` in the chat's current game (as ``add`` does); None
+        when they are not an active player of it.
+
+        On PostgreSQL this is one statement, which also reads the ping it follows, so the
+        referee's reads of the player's two newest pins in this unit of work need no query,
+        and writes the update's inbox row when ``inbox`` deferred it (``Inbox.defer``):
+        ``Redelivered`` propagates when the update was handled already.
+        """
+        connection = self.session.connection()
+        if connection.dialect.name != "postgresql":
+            if inbox is not None and not inbox.begin_deferred():
+                raise Redelivered("deferred update")
+            found = self.target(chat_key, player_ref)
+            if found is None:
+                return None
+            stored = self.add(
+                found.game_id,
+                found.player_id,
+                lat,
+                lon,
+                at,
+                accuracy_m,
+                source,
+                forwarded,
+                message_ref,
+                sent_at,
+            )
+            return Recorded(found, stored)
+        values = {
+            "chat": chat_key,
+            "ref": player_ref,
+            "lat": lat,
+            "lon": lon,
+            "accuracy_m": accuracy_m,
+            "source": source,
+            "forwarded": forwarded,
+            "at": at,
+            "message_ref": message_ref,
+            "sent_at": sent_at,
+        }
+        deferred = inbox.take_deferred() if inbox is not None else None
+        if deferred is not None:
+            values.update(deferred)
+        row = connection.execute(_RECORD[deferred is not None], values).one()
+        if inbox is not None and deferred is not None:
+            inbox.begun(deferred["update_id"], row[0] is not None)
+        game_id, player_id, phase, last_event_id, stored_id = row[1:6]
+        if game_id is None:
+            return None
+        target = PingTarget(game_id, player_id, phase, last_event_id)
+        if stored_id is None:
+            self._recent.pop((game_id, player_id), None)
+            return Recorded(target, False)
+        new = Ping(stored_id, game_id, player_id, lat, lon, accuracy_m, source, forwarded, at)
+        before = row[6:]
+        if before[0] is None:
+            self._recent[(game_id, player_id)] = ([new], True)  # their first ping
+        else:
+            self._recent[(game_id, player_id)] = ([new, Ping(*before)], False)
+        return Recorded(target, True)
+
+    def forget(self) -> None:
+        """Drop what ``record`` remembered (the transaction was rolled back)."""
+        self._recent.clear()
 
     def last(self, game_id: int, player_id: int, n: int = 1) -> list[Ping]:
         """The player's ``n`` latest pings in the game, newest first."""
+        known = self._recent.get((game_id, player_id))
+        if known is not None and (n <= len(known[0]) or known[1]):
+            return known[0][:n]
         rows = self.session.connection().execute(
             _LAST, {"game": game_id, "player": player_id, "n": n}
         )
@@ -139,5 +329,6 @@ class Pings:
         ended = select(GameRow.id).where(
             GameRow.ended_at.is_not(None), GameRow.ended_at <= now - keep
         )
+        self._recent.clear()
         result = self.session.execute(delete(PingRow).where(PingRow.game_id.in_(ended)))
         return int(result.rowcount)  # type: ignore[attr-defined]

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, Select, bindparam, select
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import GameState, Phase
@@ -111,6 +113,22 @@ class GameRepository:
         self._rows[game_id] = loaded
         return state_from_rows({model: rows.values() for model, rows in loaded.items()})
 
+    def read(self, game_id: int) -> GameState:
+        """Load a game's state to read it only: plain rows through prebuilt statements, no
+        ORM objects (the hot path of a live edit whose state is not cached); ``save`` after
+        it loads the rows it diffs against. Raise GameNotFound when there is no such game."""
+        connection = self.session.connection()
+        if connection.dialect.name == "postgresql":
+            loaded = _read_postgresql(connection, game_id)
+        else:
+            loaded = {
+                model: list(connection.execute(statement, {"game": game_id}).all())
+                for model, statement in _READ.items()
+            }
+        if not loaded[GameRow]:
+            raise GameNotFound(game_id)
+        return state_from_rows(loaded)  # type: ignore[arg-type]  # rows read like models
+
     def in_phases(self, phases: Iterable[Phase]) -> list[int]:
         """The ids of the games now in one of ``phases``, oldest first."""
         query = select(GameRow.id).where(GameRow.phase.in_(list(phases))).order_by(GameRow.id)
@@ -146,6 +164,74 @@ class GameRepository:
             for key in existing.keys() - wanted.keys():
                 self.session.delete(existing.pop(key))
         self.session.flush()
+
+
+def _read_statement(model: type[Base]) -> Select[Any]:
+    id_column = model.id if model is GameRow else model.game_id  # type: ignore[attr-defined]
+    columns = [attr.columns[0].label(attr.key) for attr in model.__mapper__.column_attrs]
+    return select(*columns).where(id_column == bindparam("game"))
+
+
+_READ = {model: _read_statement(model) for model in STATE_TABLES}
+
+
+class _Row(dict[str, Any]):
+    """A row read without SQLAlchemy's result objects: its columns as attributes."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@lru_cache(maxsize=1)
+def _postgresql_read() -> tuple[str, list[tuple[type[Base], list[str], list[Any]]]]:
+    """Every state table's query as one text (to send in one round trip) and, per table,
+    its column names and types."""
+    dialect = postgresql.psycopg.dialect()
+    texts, shapes = [], []
+    for model, statement in _READ.items():
+        texts.append(str(statement.compile(dialect=dialect)))
+        columns = list(statement.selected_columns)
+        shapes.append((model, [c.name for c in columns], [c.type for c in columns]))
+    return ";\n".join(texts), shapes
+
+
+#: per table, SQLAlchemy's result processors (aware UTC times, enums, numbers), made from
+#: the first result's type codes
+_PROCESSORS: dict[type[Base], list[Any]] = {}
+
+
+def _read_postgresql(connection: Connection, game_id: int) -> dict[type[Base], list[Any]]:
+    """The game's rows of every state table in one round trip (the simple query protocol
+    runs several statements at once; the game id is an int, written into the text)."""
+    sql, shapes = _postgresql_read()
+    dialect = connection.dialect
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(sql.replace("%(game)s", str(int(game_id))))
+        loaded: dict[type[Base], list[Any]] = {}
+        for index, (model, names, types) in enumerate(shapes):
+            if index:
+                cursor.nextset()
+            processors = _PROCESSORS.get(model)
+            if processors is None:
+                codes = [column[1] for column in cursor.description]
+                processors = [
+                    kind.dialect_impl(dialect).result_processor(dialect, code)
+                    for kind, code in zip(types, codes, strict=True)
+                ]
+                _PROCESSORS[model] = processors
+            rows = []
+            for raw in cursor.fetchall():
+                pairs = zip(processors, raw, strict=True)
+                values = [v if p is None else p(v) for p, v in pairs]
+                rows.append(_Row(zip(names, values, strict=True)))
+            loaded[model] = rows
+        return loaded
+    finally:
+        cursor.close()
 
 
 def _game_columns(state: GameState) -> dict[str, Any]:

@@ -103,6 +103,7 @@ class UnitOfWork:
 
     def rollback(self) -> None:
         self.session.rollback()
+        self.pings.forget()
 
 
 UnitOfWorkFactory = Callable[[], UnitOfWork]
@@ -230,6 +231,7 @@ def record_applied(
     """Write an applied event's outcome: state, log entry, outbox, processed update id."""
     uow.games.save(game_id, state)
     uow.events.append(game_id, event, now, update_id)
-    uow.outbox.add(game_id, decisions, now)
+    current = state.current_round
+    uow.outbox.add(game_id, decisions, now, current.number if current else None)
     if update_id is not None:
         uow.updates.mark_processed(update_id, now, game_id)

@@ -190,6 +190,7 @@ def _location(
         live_ended=ended,
         edited=edited,
         forwarded=message.forward_origin is not None,
+        sent_at=(message.edit_date if edited else None) or message.date,
     )
 
 

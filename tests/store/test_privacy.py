@@ -41,10 +41,11 @@ def test_a_ping_finds_the_players_game_and_phase(uow_factory: UnitOfWorkFactory)
     assert at is not None
     with uow_factory() as uow:
         for i in range(5):
-            target = uow.pings.record(
+            recorded = uow.pings.record(
                 CHAT, "bob", 36.1 + i / 100, -97.0, at + timedelta(seconds=i), 8.0, "live", i == 4
             )
-            assert target is not None
+            assert recorded is not None and recorded.stored
+            target = recorded.target
             assert (target.game_id, target.player_id, target.phase) == (
                 game_id,
                 bob.id,

@@ -35,8 +35,12 @@ def _save(uow_factory: UnitOfWorkFactory, game_id: int, state: GameState) -> Non
 
 
 def _get(uow_factory: UnitOfWorkFactory, game_id: int) -> GameState:
+    """The state as ``get`` loads it, which ``read`` (plain rows, no ORM) must equal."""
     with uow_factory() as uow:
-        return uow.games.get(game_id)
+        state = uow.games.get(game_id)
+    with uow_factory() as uow:
+        assert uow.games.read(game_id) == state
+    return state
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

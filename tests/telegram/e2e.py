@@ -32,6 +32,7 @@ from hideseek_chat.telegram.bot import TelegramApp, build_application
 from hideseek_chat.telegram.convert import LIVE_FOREVER, key
 from tests.telegram.factories import (
     GROUP,
+    SENT_AT,
     TOKEN,
     make_callback,
     make_command,
@@ -158,6 +159,9 @@ class Telegram:
     #: press ids by presser, in order
     presses: list[tuple[str, str]] = field(default_factory=list)
     _live: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: seconds after SENT_AT of the newest edit: each edit is dated later, as Telegram dates
+    #: them (a version is known by its message and edit date)
+    _edited_s: int = 0
 
     @property
     def bot(self) -> Any:
@@ -193,12 +197,16 @@ class Telegram:
         chat_id = user_id(name) if private else GROUP
         sharing = self._live.get((chat_id, user_id(name)))
         if live and sharing is not None:
+            self._edited_s = max(
+                self._edited_s + 1, int((self.clock.at - SENT_AT).total_seconds())
+            )
             update = make_live_edit(
                 self.bot,
                 sharing,
                 lat,
                 lon,
                 live_period=LIVE_FOREVER,
+                edited_after_s=self._edited_s,
                 chat_id=chat_id,
                 user=USERS[name],
             )

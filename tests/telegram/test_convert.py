@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from hideseek_chat.chat.model import (
     AnswerButton,
     ButtonIn,
@@ -17,6 +19,7 @@ from tests.telegram.conftest import GAME_NOW, Harness
 from tests.telegram.factories import (
     BOB,
     GROUP,
+    SENT_AT,
     make_callback,
     make_command,
     make_document,
@@ -93,6 +96,21 @@ async def test_a_live_location_its_edits_and_its_end(harness: Harness) -> None:
     assert not moved.live_ended and (moved.lat, moved.lon) == (36.13, -97.06)
     assert isinstance(stopped, LocationIn) and stopped.live and stopped.live_ended
     assert {m.message_ref for m in (first, moved, stopped)} == {str(message_id)}
+
+
+async def test_each_version_of_a_live_location_names_its_edit_date(harness: Harness) -> None:
+    bot = harness.app.bot
+    start = make_location(bot, 36.12, -97.07, live_period=3600)
+    message_id = start.effective_message.message_id
+    await harness.feed(start)
+    await harness.feed(
+        make_live_edit(bot, message_id, 36.13, -97.06, live_period=3600, edited_after_s=30)
+    )
+    first, moved = harness.conversation.inbound
+    assert isinstance(first, LocationIn) and isinstance(moved, LocationIn)
+    # Telegram's times (the message's date, then the edit's), not the game's clock.
+    assert first.sent_at == SENT_AT and first.at == GAME_NOW
+    assert moved.sent_at == SENT_AT + timedelta(seconds=30)
 
 
 async def test_a_live_edit_after_its_period_has_ended(harness: Harness) -> None:

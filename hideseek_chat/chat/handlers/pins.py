@@ -7,6 +7,9 @@ thermometer finished), and those facts are applied in the same turn. A hider's l
 posted in the group is deleted at once. While hiding, a hider who sends a location far
 from every station of the map is told privately which station is nearest. A live location
 that stops during a round is asked for again.
+
+A location names its message and version: a redelivered or late older edit changes nothing
+(``store.pings``), so it can neither move the player back nor establish anything.
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ from datetime import datetime
 
 from hideseek_chat.chat import liveness, referee, sightings
 from hideseek_chat.chat.handlers import endgame
-from hideseek_chat.chat.model import ChatKind, DeleteMessage, LocationIn, Outbound, TextIn
+from hideseek_chat.chat.model import (
+    ChatKind,
+    DeleteMessage,
+    Inbound,
+    LocationIn,
+    Outbound,
+    TextIn,
+)
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.geo import Pin, PinRejected, parse_pin_text
@@ -24,6 +34,12 @@ from hideseek_chat.rules.decisions import Notify, to_player
 from hideseek_chat.rules.events import Event
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound
+
+
+def carries_begin(msg: Inbound) -> bool:
+    """Whether ``msg``'s first write is its ping, which can carry its inbox row
+    (``Inbox.defer``): a location that is neither forwarded nor the end of a live one."""
+    return isinstance(msg, LocationIn) and not (msg.forwarded or msg.live_ended)
 
 
 def location(turn: Turn, msg: LocationIn) -> list[Outbound]:
@@ -62,20 +78,38 @@ def _record(
         # In a group a location is just chat; in private it needs a game.
         return [turn.reply(turn.say("chat.not_in_game"))] if turn.is_private else []
     uow = turn.uow
-    target = uow.pings.target(chat, msg.sender.ref)
-    if target is None:
-        return []  # not a player: a location in the group is just chat
     if forwarded:
+        if uow.pings.target(chat, msg.sender.ref) is None:
+            return []  # not a player: a location in the group is just chat
         edited = isinstance(msg, LocationIn) and msg.edited
         return [] if edited else [turn.reply(turn.say("chat.forwarded_pin"))]
+    sent_at = msg.sent_at if isinstance(msg, LocationIn) else None
+    # The target and the insert in one statement (PostgreSQL): the hot path of live edits.
+    recorded = uow.pings.record(
+        chat,
+        msg.sender.ref,
+        lat,
+        lon,
+        msg.at,
+        accuracy,
+        source,
+        False,
+        msg.message_ref,
+        sent_at,
+        uow.updates,
+    )
+    if recorded is None:
+        return []  # not a player: a location in the group is just chat
+    if not recorded.stored:
+        return []  # this version was stored already, or a newer one was: nothing changes
+    target = recorded.target
+    turn.wrote()
     state = turn.services.state_at(uow, target.game_id, target.last_event_id)
     turn.use_state(target.game_id, state)
     is_hider = state.is_hider(target.player_id) and state.phase not in (
         Phase.SETUP,
         Phase.GAME_OVER,
     )
-    uow.pings.add(target.game_id, target.player_id, lat, lon, msg.at, accuracy, source, False)
-    turn.wrote()
     for event in facts(turn, state, target.player_id, msg.at, (lat, lon)):
         turn.establish(event)
     replies: list[Outbound] = endgame.after_pin(turn, target.player_id, msg.at, (lat, lon))

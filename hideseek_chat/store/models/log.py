@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.store.models.base import GAME_FK, Base, game_ref, str_enum
@@ -103,12 +103,20 @@ class LeaseRow(Base):
 
 
 class PingRow(Base):
-    """A reported position of a player; purged a while after the game ends."""
+    """A reported position of a player; purged a while after the game ends.
+
+    ``id`` is the order pings were stored in (a sequence, never a timestamp): a player's
+    newest ping is the one with the highest id. ``message_ref`` and ``sent_at`` name the
+    channel's message and its version (an edit date): each version is stored once, and one
+    older than the player's newest is not stored at all (``store.pings``).
+    """
 
     __tablename__ = "location_pings"
     __table_args__ = (
         game_ref("player_id", "players", ondelete="CASCADE"),
-        Index("ix_location_pings_game_id_player_id_at", "game_id", "player_id", "at"),
+        # a player's newest pings: by id, the order they were stored in
+        Index("ix_location_pings_game_id_player_id_id", "game_id", "player_id", "id"),
+        UniqueConstraint("game_id", "player_id", "sent_at", "message_ref"),
     )
 
     id: Mapped[int] = mapped_column(BIG_ID, primary_key=True)
@@ -119,4 +127,9 @@ class PingRow(Base):
     accuracy_m: Mapped[float | None]
     source: Mapped[str]  # "live", "pin", "coordinates", "link" ...
     forwarded: Mapped[bool]
+    #: the game's time when the ping arrived
     at: Mapped[datetime]
+    #: the channel's id of the message that carried it (None: the channel names none)
+    message_ref: Mapped[str | None] = mapped_column(String(64))
+    #: when the channel says that version of the message was made (None: unknown)
+    sent_at: Mapped[datetime | None]
