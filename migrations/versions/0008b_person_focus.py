@@ -1,7 +1,7 @@
 """which game a person's private messages are about (person_focus); a group's title
 
 Revision ID: 0008b
-Revises: 0007
+Revises: 0008a
 Create Date: 2026-11-26 22:45:00
 
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision: str = "0008b"
-down_revision: Union[str, Sequence[str], None] = "0007"
+down_revision: Union[str, Sequence[str], None] = "0008a"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
