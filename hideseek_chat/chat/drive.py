@@ -12,12 +12,15 @@ what it cannot (a picture becomes its fixed-width text, a deletion is skipped), 
 here assumes Telegram. The loop is written once, asynchronously; a channel whose
 ``perform`` never waits (the console) runs it with ``run_sync``.
 
-With ``threads`` (a server), every call into the store runs in that thread pool, so the
+With ``threads`` (a server), every call into the store runs in a thread pool, so the
 event loop stays free while one chat's update, a burst of timers or a game's outbox is
 worked on: different chats are handled at the same time (``chat.lanes`` keeps each chat's
-updates in order). Each game's outbox is sent by one task at a time in this process and,
-through a lease in the store, by one process at a time (``Conversation.claim_outbox``);
-timers are fired in batches of ``TICK_BATCH``.
+updates in order). Updates are handled in ``threads``; timers and the outbox run in
+``background`` (a pool of their own, a few threads), and at most ``SENDERS`` games' outboxes
+are worked on at once, so a burst of a thousand timers queues nothing in front of the next
+update. Each game's outbox is sent by one task at a time in this process and, through a
+lease in the store, by one process at a time (``Conversation.claim_outbox``); timers are
+fired in batches of ``TICK_BATCH``.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ MAX_MAP_JOBS = 2
 MAX_INLINE_JOBS = 10
 #: Timers fired per batch: between batches the event loop (and every other chat) moves on.
 TICK_BATCH = 20
+#: Games whose outbox one process works on at once (each holds a background thread a while).
+SENDERS = 4
 
 T = TypeVar("T")
 
@@ -99,8 +104,10 @@ class Driver:
         jobs_inline: bool = False,
         max_map_jobs: int = MAX_MAP_JOBS,
         threads: Executor | None = None,
+        background: Executor | None = None,
         wall: Callable[[], datetime] = wall_clock,
         tick_batch: int = TICK_BATCH,
+        senders: int = SENDERS,
     ) -> None:
         self.conversation = conversation
         self.channel = channel
@@ -109,6 +116,7 @@ class Driver:
         self.jobs_inline = jobs_inline
         self.max_map_jobs = max_map_jobs
         self.threads = threads
+        self.background = background or threads
         self.wall = wall
         self.tick_batch = tick_batch
         #: who holds this process's outbox leases
@@ -118,13 +126,22 @@ class Driver:
         self._dirty: set[int] = set()  # ... and that got news meanwhile
         self._ticking = False
         self._background: set[asyncio.Future[None]] = set()
+        self._senders = senders
+        self._sending: asyncio.Semaphore | None = None  # made in the loop that uses it
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        """Call ``function`` in the thread pool (inline without one: the console)."""
+        """Call ``function`` in the update thread pool (inline without one: the console)."""
         if self.threads is None:
             return function(*args)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.threads, partial(function, *args))
+
+    async def _run_behind(self, function: Callable[..., T], *args: Any) -> T:
+        """Call ``function`` in the background pool: timers and the outbox."""
+        if self.background is None:
+            return function(*args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.background, partial(function, *args))
 
     async def on_message(
         self,
@@ -152,20 +169,22 @@ class Driver:
 
     async def on_tick(self) -> None:
         """Fire the due timers in batches, start the queued map jobs, then send what they
-        announced. A tick that finds the previous one still at work leaves it to it."""
+        announced (the whole outbox, page after page). A tick that finds the previous one
+        still at work leaves it to it."""
         if self._ticking:
             return
         self._ticking = True
         try:
             while True:
-                fired = await self._run(self.conversation.tick, self.clock(), self.tick_batch)
+                now = self.clock()
+                fired = await self._run_behind(self.conversation.tick, now, self.tick_batch)
                 if fired < self.tick_batch:
                     break
                 self._in_background(self.drain())  # the first batches' news go out meanwhile
         finally:
             self._ticking = False
         self.start_map_jobs()
-        await self.drain()
+        await self._drain_all()
 
     def _in_background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         if self.threads is None:  # the console: nothing runs beside it
@@ -210,9 +229,30 @@ class Driver:
 
     async def drain(self) -> None:
         """Send every game's unsent outbox, the games side by side, each in order; a game
-        stops at a transient failure to retry later."""
-        games = await self._run(self.conversation.outbox_games)
-        if len(games) == 1:
+        stops at a transient failure to retry later. One look at the outbox: the games
+        waiting longest, a page of them (the tick sends the rest)."""
+        await self._drain_games(await self._run_behind(self.conversation.outbox_games))
+
+    async def _drain_all(self) -> None:
+        """Drain page after page until a look finds no game not tried already (those the
+        tick's earlier drains are still sending are waited for, then looked past)."""
+        tried: set[int] = set()
+        while True:
+            games = await self._run_behind(self.conversation.outbox_games)
+            fresh = [game for game in games if game not in tried]
+            if fresh:
+                tried.update(fresh)
+                await self._drain_games(fresh)
+            elif self._background and any(game in self._draining for game in games):
+                await asyncio.wait(list(self._background))
+            else:
+                return
+
+    async def _drain_games(self, games: list[int]) -> None:
+        if self.background is None:  # the console: one after another, nothing waits
+            for game in games:
+                await self._drain_game(game)
+        elif len(games) == 1:
             await self._drain_game(games[0])
         elif games:
             await asyncio.gather(*(self._drain_game(game) for game in games))
@@ -225,7 +265,14 @@ class Driver:
         try:
             while True:
                 self._dirty.discard(game_id)
-                if not await self._send_game(game_id) or game_id not in self._dirty:
+                if self.background is None:
+                    sent = await self._send_game(game_id)
+                else:
+                    if self._sending is None:
+                        self._sending = asyncio.Semaphore(self._senders)
+                    async with self._sending:  # a few games at a time: see SENDERS
+                        sent = await self._send_game(game_id)
+                if not sent or game_id not in self._dirty:
                     return
         finally:
             self._draining.discard(game_id)
@@ -234,25 +281,27 @@ class Driver:
         """Hold the game's outbox lease and send its deliveries; False when another
         process holds the lease or a send failed."""
         conversation = self.conversation
-        if not await self._run(conversation.claim_outbox, game_id, self.holder, self.wall()):
+        if not await self._run_behind(conversation.claim_outbox, game_id, self.holder, self.wall()):
             return False
         try:
             while True:
                 now = self.clock()
-                deliveries = await self._run(conversation.outgoing, now, self.drain_limit, game_id)
+                deliveries = await self._run_behind(
+                    conversation.outgoing, now, self.drain_limit, game_id
+                )
                 if not deliveries:
                     return True
                 for delivery in deliveries:
                     actions = adapt(delivery.actions, self.channel.capabilities)
                     if not await self.channel.perform(actions, now):
                         return False
-                    await self._run(conversation.delivered, delivery.id, self.clock())
-                if not await self._run(
+                    await self._run_behind(conversation.delivered, delivery.id, self.clock())
+                if not await self._run_behind(
                     conversation.claim_outbox, game_id, self.holder, self.wall()
                 ):
                     return False  # the lease ran out meanwhile: the next holder goes on
         finally:
-            await self._run(conversation.release_outbox, game_id, self.holder)
+            await self._run_behind(conversation.release_outbox, game_id, self.holder)
 
 
 def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbound]:

@@ -69,8 +69,11 @@ FLOOD_RETRIES = 3
 ALLOWED_UPDATES = (Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY)
 #: What Telegram can do with the conversation's actions.
 CAPABILITIES = Capabilities()
-#: Threads the store calls of one process run in (updates, timers, the outbox).
+#: Threads the updates' store calls of one process run in.
 STORE_THREADS = 8
+#: Threads the timers and the outbox run in, apart: a burst never holds up an update, and
+#: one thread of it leaves the updates most of the interpreter (one thread runs at a time).
+BACKGROUND_THREADS = 1
 #: Where the application keeps its channel (``channel_of``).
 CHANNEL = "hideseek.channel"
 #: Stored updates looked up per ``resume``.
@@ -85,7 +88,9 @@ class TelegramChannel:
     The conversation is made on first use with the bot's username, known only once the
     application has asked Telegram who it is (``Application.initialize``). Store calls run
     in a thread pool of their own (``threads``), so that one chat's update never holds up
-    another's; ``receive`` takes the raw updates of the poller and the webhook.
+    another's, and the timers and the outbox in a second, smaller one, so that a burst of
+    timers never holds up an update; ``receive`` takes the raw updates of the poller and
+    the webhook.
     """
 
     capabilities = CAPABILITIES
@@ -104,6 +109,7 @@ class TelegramChannel:
         self._clock = clock
         self._max_download = max_download
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="store")
+        self._behind = ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="store-bg")
         self.lanes = Lanes()
         #: stored updates handed to a lane and not yet done (not handed out twice)
         self._in_lanes: set[str] = set()
@@ -113,7 +119,11 @@ class TelegramChannel:
         if self._driver is None:
             self._bot = bot
             self._driver = Driver(
-                self._factory(bot.username), self, self._clock.now, threads=self._threads
+                self._factory(bot.username),
+                self,
+                self._clock.now,
+                threads=self._threads,
+                background=self._behind,
             )
         return self._driver
 
@@ -234,6 +244,7 @@ class TelegramChannel:
         if self._driver is not None:
             await self._driver.idle()
         self._threads.shutdown(wait=True)
+        self._behind.shutdown(wait=True)
 
 
 def lane_of(raw: dict[str, Any]) -> str:
