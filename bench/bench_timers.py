@@ -4,8 +4,8 @@
 them in batches (a background thread) and sends what they announced, while after each batch
 a seeker of another game sends a live-location edit (``tests.chat.burst``). Reported: the
 burst size, the whole burst's time (timers and their announcements), the edits' latency
-from arrival until stored (p50, p99) and how late the deadlines fired (p50, p99, max: the
-game clock follows the wall clock from the moment they fell due).
+from arrival until stored and done with (p50, p99) and how late the deadlines fired (p50,
+p99: the game clock follows the wall clock from the moment they fell due).
 
     python bench/bench_timers.py [--size 1000] [--postgres URL]
 

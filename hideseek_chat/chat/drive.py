@@ -16,11 +16,11 @@ With ``threads`` (a server), every call into the store runs in a thread pool, so
 event loop stays free while one chat's update, a burst of timers or a game's outbox is
 worked on: different chats are handled at the same time (``chat.lanes`` keeps each chat's
 updates in order). Updates are handled in ``threads``; timers and the outbox run in
-``background`` (a pool of their own, a few threads), and at most ``SENDERS`` games' outboxes
-are worked on at once, so a burst of a thousand timers queues nothing in front of the next
-update. Each game's outbox is sent by one task at a time in this process and, through a
-lease in the store, by one process at a time (``Conversation.claim_outbox``); timers are
-fired in batches of ``TICK_BATCH``.
+``background`` (a pool of their own), at most ``SENDERS`` of the outbox's calls queued at
+once, so a burst of a thousand timers queues nothing in front of the next update. Each
+game's outbox is sent by one task at a time in this process and, through a lease in the
+store, by one process at a time (``Conversation.claim_outbox``); timers are fired in
+batches of ``TICK_BATCH``.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ MAX_MAP_JOBS = 2
 MAX_INLINE_JOBS = 10
 #: Timers fired per batch: between batches the event loop (and every other chat) moves on.
 TICK_BATCH = 20
-#: Games whose outbox one process works on at once (each holds a background thread a while).
+#: Store calls of the outbox one process queues at once, however many games have news: a
+#: burst's thousand outboxes never queue a thousand calls in front of the next timers.
 SENDERS = 4
 
 T = TypeVar("T")
@@ -125,6 +126,7 @@ class Driver:
         self._draining: set[int] = set()  # games whose outbox a task of ours is sending
         self._dirty: set[int] = set()  # ... and that got news meanwhile
         self._ticking = False
+        self._flushing = 0  # ticks sending the whole outbox now
         self._background: set[asyncio.Future[None]] = set()
         self._senders = senders
         self._sending: asyncio.Semaphore | None = None  # made in the loop that uses it
@@ -149,7 +151,8 @@ class Driver:
         payload: str | None = None,
         stored: asyncio.Future[None] | None = None,
     ) -> list[Outbound]:
-        """Handle ``msg``, perform the replies, then send what the game announced.
+        """Handle ``msg``, perform the replies, then send what the game announced (while a
+        tick is at work, in the background: see ``idle``).
 
         ``payload`` is the channel's raw update, kept in the inbox if a handler fails;
         ``stored`` is resolved once the update is in the inbox (a webhook answers then)."""
@@ -164,7 +167,12 @@ class Driver:
             # Every press is answered, or the person's app shows a spinner for a while.
             replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
         await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
-        await self.drain()
+        if (self._ticking or self._flushing) and self.background is not None:
+            # Timers are being fired or their news sent page after page: the outbox waits
+            # behind them, the chat's next update need not.
+            self._in_background(self.drain())
+        else:
+            await self.drain()
         return replies
 
     async def on_tick(self) -> None:
@@ -184,10 +192,14 @@ class Driver:
         finally:
             self._ticking = False
         self.start_map_jobs()
-        await self._drain_all()
+        self._flushing += 1
+        try:
+            await self._drain_all()
+        finally:
+            self._flushing -= 1
 
     def _in_background(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        if self.threads is None:  # the console: nothing runs beside it
+        if self.background is None:  # the console: nothing runs beside it
             run_sync(coroutine)
             return
         task = asyncio.ensure_future(coroutine)
@@ -265,14 +277,7 @@ class Driver:
         try:
             while True:
                 self._dirty.discard(game_id)
-                if self.background is None:
-                    sent = await self._send_game(game_id)
-                else:
-                    if self._sending is None:
-                        self._sending = asyncio.Semaphore(self._senders)
-                    async with self._sending:  # a few games at a time: see SENDERS
-                        sent = await self._send_game(game_id)
-                if not sent or game_id not in self._dirty:
+                if not await self._send_game(game_id) or game_id not in self._dirty:
                     return
         finally:
             self._draining.discard(game_id)
@@ -281,12 +286,13 @@ class Driver:
         """Hold the game's outbox lease and send its deliveries; False when another
         process holds the lease or a send failed."""
         conversation = self.conversation
-        if not await self._run_behind(conversation.claim_outbox, game_id, self.holder, self.wall()):
+        holder = self.holder
+        if not await self._outbox_call(conversation.claim_outbox, game_id, holder, self.wall()):
             return False
         try:
             while True:
                 now = self.clock()
-                deliveries = await self._run_behind(
+                deliveries = await self._outbox_call(
                     conversation.outgoing, now, self.drain_limit, game_id
                 )
                 if not deliveries:
@@ -295,13 +301,23 @@ class Driver:
                     actions = adapt(delivery.actions, self.channel.capabilities)
                     if not await self.channel.perform(actions, now):
                         return False
-                    await self._run_behind(conversation.delivered, delivery.id, self.clock())
-                if not await self._run_behind(
+                    await self._outbox_call(conversation.delivered, delivery.id, self.clock())
+                if not await self._outbox_call(
                     conversation.claim_outbox, game_id, self.holder, self.wall()
                 ):
                     return False  # the lease ran out meanwhile: the next holder goes on
         finally:
-            await self._run_behind(conversation.release_outbox, game_id, self.holder)
+            await self._outbox_call(conversation.release_outbox, game_id, self.holder)
+
+    async def _outbox_call(self, function: Callable[..., T], *args: Any) -> T:
+        """Call ``function`` in the background pool, at most ``SENDERS`` of the outbox's
+        calls at once (a game waiting for its chat's send limit holds none of them)."""
+        if self.background is None:
+            return function(*args)
+        if self._sending is None:
+            self._sending = asyncio.Semaphore(self._senders)
+        async with self._sending:
+            return await self._run_behind(function, *args)
 
 
 def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbound]:

@@ -6,8 +6,8 @@ hiding, each in a group of its own, every one's hiding period ending at the same
 ``run`` then drives ``Driver.on_tick`` in an event loop with the channel's thread pools,
 on a game clock that follows the loop's monotonic clock from that moment on; after each
 batch of timers the seeker's next live-location edit arrives. It measures how long each
-edit took from its arrival until it was stored (the moment a webhook answers) and how
-late each batch of deadlines fired.
+edit took from its arrival until it was stored and its replies performed (the drive loop
+is done with it, its chat's lane free) and how late each batch of deadlines fired.
 """
 
 from __future__ import annotations
@@ -118,10 +118,9 @@ async def run(burst: Burst, *, threads: int = 8, background: int = 1) -> Outcome
             live=True,
             edited=True,
         )
-        handled = asyncio.ensure_future(driver.on_message(msg, None, stored))
-        await stored
+        await driver.on_message(msg, None, stored)  # stored, its replies performed
+        assert stored.done()
         outcome.edit_latency.append(loop.time() - arrived)
-        await handled
 
     def arrive() -> None:
         edits.append(asyncio.ensure_future(edit(len(edits))))
