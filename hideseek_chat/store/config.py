@@ -68,6 +68,14 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
         if connection.info.pop(turn, False):
             writers.release()
 
+    @event.listens_for(engine, "checkin")
+    @event.listens_for(engine, "invalidate")
+    def _gone(_dbapi_connection: Any, record: Any, *_: Any) -> None:
+        # A connection that ended without a commit or rollback event (lost, invalidated)
+        # must not keep every other writer waiting.
+        if record is not None and record.info.pop(turn, False):
+            writers.release()
+
     return engine
 
 
