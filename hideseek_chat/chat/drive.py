@@ -29,7 +29,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -45,6 +45,7 @@ from hideseek_chat.chat.model import (
     Outbound,
     SendText,
 )
+from hideseek_chat.store.writers import in_background
 
 #: Deliveries taken from the outbox per drain.
 DRAIN_LIMIT = 50
@@ -85,6 +86,11 @@ class Channel(Protocol):
         """Perform ``actions`` in order; False when a transient failure stopped them (the
         driver tries the rest of the outbox again later)."""
         ...
+
+
+def background_pool(threads: int = 1) -> ThreadPoolExecutor:
+    """A pool for a driver's ``background``: its SQLite transactions let updates go first."""
+    return ThreadPoolExecutor(threads, thread_name_prefix="store-bg", initializer=in_background)
 
 
 def wall_clock() -> datetime:

@@ -39,7 +39,7 @@ from telegram.request import BaseRequest
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.chat.drive import Capabilities, Driver
+from hideseek_chat.chat.drive import Capabilities, Driver, background_pool
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, Outbound
@@ -109,7 +109,7 @@ class TelegramChannel:
         self._clock = clock
         self._max_download = max_download
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="store")
-        self._behind = ThreadPoolExecutor(BACKGROUND_THREADS, thread_name_prefix="store-bg")
+        self._behind = background_pool(BACKGROUND_THREADS)
         self.lanes = Lanes()
         #: stored updates handed to a lane and not yet done (not handed out twice)
         self._in_lanes: set[str] = set()

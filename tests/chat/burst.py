@@ -5,7 +5,8 @@ sharing a live location) and stores ``size`` copies of the same game taken while
 hiding, each in a group of its own, every one's hiding period ending at the same moment.
 ``run`` then drives ``Driver.on_tick`` in an event loop with the channel's thread pools,
 on a game clock that follows the loop's monotonic clock from that moment on; after each
-batch of timers the seeker's next live-location edit arrives. It measures how long each
+batch of timers the seeker's next live-location edit arrives (the live location began
+before the burst). It measures how long each
 edit took from its arrival until it was stored and its replies performed (the drive loop
 is done with it, its chat's lane free) and how late each batch of deadlines fired.
 """
@@ -20,7 +21,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
-from hideseek_chat.chat.drive import Capabilities, Driver
+from hideseek_chat.chat.drive import Capabilities, Driver, background_pool
 from hideseek_chat.chat.model import ChatKind, LocationIn, Outbound, Sender
 from hideseek_chat.console.table import Table
 from hideseek_chat.rules.state import DeadlineKind, Phase
@@ -96,17 +97,15 @@ async def run(burst: Burst, *, threads: int = 8, background: int = 1) -> Outcome
         return burst.due + timedelta(seconds=loop.time() - started)
 
     table, channel, outcome = burst.table, Channel(), Outcome()
-    pools = ThreadPoolExecutor(threads), ThreadPoolExecutor(background)
+    pools = ThreadPoolExecutor(threads), background_pool(background)
     driver = Driver(table.conversation, channel, clock, threads=pools[0], background=pools[1])
     conversation = table.conversation
     tick = conversation.tick
     edits: list[asyncio.Future[None]] = []
     seeker = table.person(burst.seeker)
 
-    async def edit(n: int) -> None:
-        arrived = loop.time()
-        stored: asyncio.Future[None] = loop.create_future()
-        msg = LocationIn(
+    def location(n: int) -> LocationIn:
+        return LocationIn(
             table.group,
             ChatKind.GROUP,
             Sender(seeker.ref, seeker.name),
@@ -116,14 +115,18 @@ async def run(burst: Burst, *, threads: int = 8, background: int = 1) -> Outcome
             lat=SEEKERS_START[0],
             lon=SEEKERS_START[1] + n * 1e-5,
             live=True,
-            edited=True,
+            edited=n > 0,
         )
-        await driver.on_message(msg, None, stored)  # stored, its replies performed
+
+    async def edit(n: int) -> None:
+        arrived = loop.time()
+        stored: asyncio.Future[None] = loop.create_future()
+        await driver.on_message(location(n), None, stored)  # stored, its replies performed
         assert stored.done()
         outcome.edit_latency.append(loop.time() - arrived)
 
     def arrive() -> None:
-        edits.append(asyncio.ensure_future(edit(len(edits))))
+        edits.append(asyncio.ensure_future(edit(len(edits) + 1)))
 
     def timed_tick(now: datetime, limit: int | None = None) -> int:
         fired = tick(now, limit)  # in a background thread
@@ -132,6 +135,7 @@ async def run(burst: Burst, *, threads: int = 8, background: int = 1) -> Outcome
         loop.call_soon_threadsafe(arrive)
         return fired
 
+    await driver.on_message(location(0))  # the seeker began sharing before the burst
     conversation.tick = timed_tick  # type: ignore[method-assign]
     try:
         await driver.on_tick()
