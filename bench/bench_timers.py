@@ -63,14 +63,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=1000, help="timers due together")
     parser.add_argument("--postgres", default=os.environ.get("HIDESEEK_TEST_POSTGRES_URL"))
+    parser.add_argument("--no-sqlite", action="store_true", help="measure PostgreSQL only")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        engine = make_engine(f"sqlite:///{Path(tmp) / 'bench.sqlite3'}")
-        try:
-            measure(engine, args.size, "sqlite")
-        finally:
-            engine.dispose()
+        if not args.no_sqlite:
+            engine = make_engine(f"sqlite:///{Path(tmp) / 'bench.sqlite3'}")
+            try:
+                measure(engine, args.size, "sqlite")
+            finally:
+                engine.dispose()
 
     if args.postgres:
         schema = f"bench_{uuid.uuid4().hex[:8]}"
