@@ -32,8 +32,9 @@ from hideseek_chat.rules.state import GameState, Phase, Player
 from hideseek_chat.store import GameNotFound, UnitOfWork, UnitOfWorkFactory, create_game
 from hideseek_chat.store.uow import RulesetLoader, fire_due, record_applied
 
-#: Games whose state one process keeps in memory (about 9 KB each), finished ones let go first.
-MAX_STATES = 4096
+#: Games whose state one process keeps in memory (about 30 KB each, 60 MB in all), finished
+#: ones let go first.
+MAX_STATES = 2048
 #: Thermometer starts one process keeps in memory.
 MAX_STARTS = 4096
 
