@@ -18,6 +18,7 @@ between the state change and the message. Time is always an argument.
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -90,9 +91,31 @@ class Conversation:
         )
         # False only once the outbox was found empty and nothing was applied since; spares
         # the outbox query after each of the many live-location edits. ``tick`` sets it, so
-        # messages queued by another process are still found within a tick.
-        self.maybe_pending = True
+        # messages queued by another process are still found within a tick. ``_news``
+        # counts the times it was set, so a look that began before a commit in another
+        # thread never clears it afterwards.
+        self._news_lock = threading.Lock()
+        self._news = 0
+        self._pending = True
         self._quiet_checked_at: datetime | None = None
+
+    @property
+    def maybe_pending(self) -> bool:
+        """Whether the outbox may hold unsent entries (see ``__init__``)."""
+        return self._pending
+
+    @maybe_pending.setter
+    def maybe_pending(self, value: bool) -> None:
+        with self._news_lock:
+            self._news += 1
+            self._pending = value
+
+    def _found_quiet(self, news: int) -> None:
+        """The outbox was found empty by a look that began at ``news``: clear
+        ``maybe_pending`` unless something was queued since."""
+        with self._news_lock:
+            if self._news == news:
+                self._pending = False
 
     @property
     def uow_factory(self) -> UnitOfWorkFactory:
@@ -210,10 +233,11 @@ class Conversation:
         """The games with unsent outbox entries, the longest waiting first."""
         if not self.maybe_pending:
             return []
+        news = self._news
         with self.uow_factory() as uow:
             games = uow.outbox.pending_games()
         if not games:
-            self.maybe_pending = False
+            self._found_quiet(news)
         return games
 
     def claim_outbox(self, game_id: int, holder: str, wall: datetime) -> bool:
@@ -240,6 +264,7 @@ class Conversation:
         """
         if game_id is None and not self.maybe_pending:
             return []
+        news = self._news
         deliveries: list[Delivery] = []
         status_chats: set[str] = set()
         states: dict[int, GameState] = {}
@@ -276,7 +301,7 @@ class Conversation:
             if not progressed:
                 break
         if not deliveries and game_id is None:
-            self.maybe_pending = False
+            self._found_quiet(news)
         for chat in sorted(status_chats):
             with self.uow_factory() as uow:
                 loaded = uow.games.for_chat(chat)
@@ -324,6 +349,8 @@ class Conversation:
         Return how many fired: ``limit`` of them means more may be due."""
         self.maybe_pending = True
         fired = Scheduler(self.uow_factory, self.services.rulesets).run_due(now, limit)
+        if fired:
+            self.maybe_pending = True  # again: a look at the outbox meanwhile saw none of it
         for result in fired:
             self.services.states.pop(result.game_id, None)
         checked = self._quiet_checked_at

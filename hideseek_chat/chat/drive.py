@@ -12,12 +12,15 @@ what it cannot (a picture becomes its fixed-width text, a deletion is skipped), 
 here assumes Telegram. The loop is written once, asynchronously; a channel whose
 ``perform`` never waits (the console) runs it with ``run_sync``.
 
-With ``threads`` (a server), every call into the store runs in that thread pool, so the
+With ``threads`` (a server), every call into the store runs in a thread pool, so the
 event loop stays free while one chat's update, a burst of timers or a game's outbox is
 worked on: different chats are handled at the same time (``chat.lanes`` keeps each chat's
-updates in order). Each game's outbox is sent by one task at a time in this process and,
-through a lease in the store, by one process at a time (``Conversation.claim_outbox``);
-timers are fired in batches of ``TICK_BATCH``.
+updates in order). Updates are handled in ``threads``; timers and the outbox run in
+``background`` (a pool of their own), at most ``SENDERS`` of the outbox's calls queued at
+once, so a burst of a thousand timers queues nothing in front of the next update. Each
+game's outbox is sent by one task at a time in this process and, through a lease in the
+store, by one process at a time (``Conversation.claim_outbox``); timers are fired in
+batches of ``TICK_BATCH``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -42,6 +45,7 @@ from hideseek_chat.chat.model import (
     Outbound,
     SendText,
 )
+from hideseek_chat.store.writers import in_background
 
 #: Deliveries taken from the outbox per drain.
 DRAIN_LIMIT = 50
@@ -51,6 +55,9 @@ MAX_MAP_JOBS = 2
 MAX_INLINE_JOBS = 10
 #: Timers fired per batch: between batches the event loop (and every other chat) moves on.
 TICK_BATCH = 20
+#: Store calls of the outbox one process queues at once, however many games have news: a
+#: burst's thousand outboxes never queue a thousand calls in front of the next timers.
+SENDERS = 4
 
 T = TypeVar("T")
 
@@ -81,6 +88,11 @@ class Channel(Protocol):
         ...
 
 
+def background_pool(threads: int = 1) -> ThreadPoolExecutor:
+    """A pool for a driver's ``background``: its SQLite transactions let updates go first."""
+    return ThreadPoolExecutor(threads, thread_name_prefix="store-bg", initializer=in_background)
+
+
 def wall_clock() -> datetime:
     """The real time (leases between processes never follow a game's faster clock)."""
     return datetime.now(UTC)
@@ -99,8 +111,10 @@ class Driver:
         jobs_inline: bool = False,
         max_map_jobs: int = MAX_MAP_JOBS,
         threads: Executor | None = None,
+        background: Executor | None = None,
         wall: Callable[[], datetime] = wall_clock,
         tick_batch: int = TICK_BATCH,
+        senders: int = SENDERS,
     ) -> None:
         self.conversation = conversation
         self.channel = channel
@@ -109,6 +123,7 @@ class Driver:
         self.jobs_inline = jobs_inline
         self.max_map_jobs = max_map_jobs
         self.threads = threads
+        self.background = background or threads
         self.wall = wall
         self.tick_batch = tick_batch
         #: who holds this process's outbox leases
@@ -117,14 +132,24 @@ class Driver:
         self._draining: set[int] = set()  # games whose outbox a task of ours is sending
         self._dirty: set[int] = set()  # ... and that got news meanwhile
         self._ticking = False
+        self._flushing = 0  # ticks sending the whole outbox now
         self._background: set[asyncio.Future[None]] = set()
+        self._senders = senders
+        self._sending: asyncio.Semaphore | None = None  # made in the loop that uses it
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        """Call ``function`` in the thread pool (inline without one: the console)."""
+        """Call ``function`` in the update thread pool (inline without one: the console)."""
         if self.threads is None:
             return function(*args)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.threads, partial(function, *args))
+
+    async def _run_behind(self, function: Callable[..., T], *args: Any) -> T:
+        """Call ``function`` in the background pool: timers and the outbox."""
+        if self.background is None:
+            return function(*args)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.background, partial(function, *args))
 
     async def on_message(
         self,
@@ -132,7 +157,8 @@ class Driver:
         payload: str | None = None,
         stored: asyncio.Future[None] | None = None,
     ) -> list[Outbound]:
-        """Handle ``msg``, perform the replies, then send what the game announced.
+        """Handle ``msg``, perform the replies, then send what the game announced (while a
+        tick is at work, in the background: see ``idle``).
 
         ``payload`` is the channel's raw update, kept in the inbox if a handler fails;
         ``stored`` is resolved once the update is in the inbox (a webhook answers then)."""
@@ -147,28 +173,39 @@ class Driver:
             # Every press is answered, or the person's app shows a spinner for a while.
             replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
         await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
-        await self.drain()
+        if (self._ticking or self._flushing) and self.background is not None:
+            # Timers are being fired or their news sent page after page: the outbox waits
+            # behind them, the chat's next update need not.
+            self._in_background(self.drain())
+        else:
+            await self.drain()
         return replies
 
     async def on_tick(self) -> None:
         """Fire the due timers in batches, start the queued map jobs, then send what they
-        announced. A tick that finds the previous one still at work leaves it to it."""
+        announced (the whole outbox, page after page). A tick that finds the previous one
+        still at work leaves it to it."""
         if self._ticking:
             return
         self._ticking = True
         try:
             while True:
-                fired = await self._run(self.conversation.tick, self.clock(), self.tick_batch)
+                now = self.clock()
+                fired = await self._run_behind(self.conversation.tick, now, self.tick_batch)
                 if fired < self.tick_batch:
                     break
                 self._in_background(self.drain())  # the first batches' news go out meanwhile
         finally:
             self._ticking = False
         self.start_map_jobs()
-        await self.drain()
+        self._flushing += 1
+        try:
+            await self._drain_all()
+        finally:
+            self._flushing -= 1
 
     def _in_background(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        if self.threads is None:  # the console: nothing runs beside it
+        if self.background is None:  # the console: nothing runs beside it
             run_sync(coroutine)
             return
         task = asyncio.ensure_future(coroutine)
@@ -210,9 +247,30 @@ class Driver:
 
     async def drain(self) -> None:
         """Send every game's unsent outbox, the games side by side, each in order; a game
-        stops at a transient failure to retry later."""
-        games = await self._run(self.conversation.outbox_games)
-        if len(games) == 1:
+        stops at a transient failure to retry later. One look at the outbox: the games
+        waiting longest, a page of them (the tick sends the rest)."""
+        await self._drain_games(await self._run_behind(self.conversation.outbox_games))
+
+    async def _drain_all(self) -> None:
+        """Drain page after page until a look finds no game not tried already (those the
+        tick's earlier drains are still sending are waited for, then looked past)."""
+        tried: set[int] = set()
+        while True:
+            games = await self._run_behind(self.conversation.outbox_games)
+            fresh = [game for game in games if game not in tried]
+            if fresh:
+                tried.update(fresh)
+                await self._drain_games(fresh)
+            elif self._background and any(game in self._draining for game in games):
+                await asyncio.wait(list(self._background))
+            else:
+                return
+
+    async def _drain_games(self, games: list[int]) -> None:
+        if self.background is None:  # the console: one after another, nothing waits
+            for game in games:
+                await self._drain_game(game)
+        elif len(games) == 1:
             await self._drain_game(games[0])
         elif games:
             await asyncio.gather(*(self._drain_game(game) for game in games))
@@ -234,25 +292,38 @@ class Driver:
         """Hold the game's outbox lease and send its deliveries; False when another
         process holds the lease or a send failed."""
         conversation = self.conversation
-        if not await self._run(conversation.claim_outbox, game_id, self.holder, self.wall()):
+        holder = self.holder
+        if not await self._outbox_call(conversation.claim_outbox, game_id, holder, self.wall()):
             return False
         try:
             while True:
                 now = self.clock()
-                deliveries = await self._run(conversation.outgoing, now, self.drain_limit, game_id)
+                deliveries = await self._outbox_call(
+                    conversation.outgoing, now, self.drain_limit, game_id
+                )
                 if not deliveries:
                     return True
                 for delivery in deliveries:
                     actions = adapt(delivery.actions, self.channel.capabilities)
                     if not await self.channel.perform(actions, now):
                         return False
-                    await self._run(conversation.delivered, delivery.id, self.clock())
-                if not await self._run(
+                    await self._outbox_call(conversation.delivered, delivery.id, self.clock())
+                if not await self._outbox_call(
                     conversation.claim_outbox, game_id, self.holder, self.wall()
                 ):
                     return False  # the lease ran out meanwhile: the next holder goes on
         finally:
-            await self._run(conversation.release_outbox, game_id, self.holder)
+            await self._outbox_call(conversation.release_outbox, game_id, self.holder)
+
+    async def _outbox_call(self, function: Callable[..., T], *args: Any) -> T:
+        """Call ``function`` in the background pool, at most ``SENDERS`` of the outbox's
+        calls at once (a game waiting for its chat's send limit holds none of them)."""
+        if self.background is None:
+            return function(*args)
+        if self._sending is None:
+            self._sending = asyncio.Semaphore(self._senders)
+        async with self._sending:
+            return await self._run_behind(function, *args)
 
 
 def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbound]:

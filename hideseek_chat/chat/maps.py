@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import replace
 from datetime import datetime
@@ -103,10 +104,17 @@ def from_data(data: MapPackData) -> MapPack:
 
 class Maps:
     """Finds and indexes map packs by name; an index is built once per process for each
-    set of stations a group dropped from it."""
+    set of stations a group dropped from it.
+
+    At most ``max_packs`` packs keep their indexes (each its whole index and those of
+    ``MAX_DROP_SETS`` drop sets), the least recently used pack's let go first: nothing else
+    holds an index, so the memory of a country-size map is freed with it. Safe to use from
+    several threads; an index is built outside the lock (a country takes seconds).
+    """
 
     def __init__(self, max_packs: int = MAX_PACKS) -> None:
         self.max_packs = max_packs
+        self._lock = threading.Lock()
         self._indexes: dict[tuple[str, frozenset[str]], MapIndex] = {}
         self._used: OrderedDict[str, None] = OrderedDict()  # pack names, least recent first
 
@@ -132,36 +140,55 @@ class Maps:
         data = uow.maps.load(name)
         return None if data is None else from_data(data)
 
+    @property
+    def indexes(self) -> int:
+        """How many indexes are kept now."""
+        return len(self._indexes)
+
     def index(
         self, uow: UnitOfWork, name: str, dropped: frozenset[str] = frozenset()
     ) -> MapIndex | None:
         """The index of pack ``name`` without the stations ``dropped`` (their ids); None
         when there is no such pack."""
-        key = (name, dropped)
-        self._touch(name)
-        if key in self._indexes:
-            return self._indexes[key]
+        key, whole_key = (name, dropped), (name, frozenset[str]())
+        with self._lock:
+            self._touch(name)
+            found = self._indexes.get(key)
+        if found is not None:
+            return found
         pack = self.pack(uow, name)
         if pack is None:
             return None
-        if (name, frozenset()) not in self._indexes:
-            self._indexes[(name, frozenset())] = MapIndex(pack)
-        if dropped:
-            trimmed = [k for k in self._indexes if k[0] == name and k[1]]
-            for old in trimmed[: max(0, len(trimmed) - MAX_DROP_SETS + 1)]:
-                del self._indexes[old]  # the oldest: a group changed its drops since
-            self._indexes[key] = MapIndex(without_stations(pack, dropped))
-        return self._indexes[key]
+        whole = self._indexes.get(whole_key)
+        if whole is None:
+            whole = MapIndex(pack)
+        built = MapIndex(without_stations(pack, dropped)) if dropped else whole
+        with self._lock:
+            self._touch(name)
+            whole = self._indexes.setdefault(whole_key, whole)
+            if not dropped:
+                return whole
+            if key not in self._indexes:
+                trimmed = [k for k in self._indexes if k[0] == name and k[1]]
+                for old in trimmed[: max(0, len(trimmed) - MAX_DROP_SETS + 1)]:
+                    del self._indexes[old]  # the oldest: a group changed its drops since
+                self._indexes[key] = built
+            return self._indexes[key]
 
     def _touch(self, name: str) -> None:
-        """Mark ``name`` used now; let the least recently used pack's indexes go."""
+        """Mark ``name`` used now; let the least recently used pack's indexes go (under
+        the lock)."""
         self._used[name] = None
         self._used.move_to_end(name)
         while len(self._used) > self.max_packs:
-            self.forget(next(iter(self._used)))
+            self._forget(next(iter(self._used)))
 
     def forget(self, name: str) -> None:
         """Forget every index of pack ``name`` (it was stored anew)."""
+        with self._lock:
+            self._forget(name)
+
+    def _forget(self, name: str) -> None:
         for key in [k for k in self._indexes if k[0] == name]:
             del self._indexes[key]
         self._used.pop(name, None)

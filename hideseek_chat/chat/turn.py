@@ -19,6 +19,7 @@ from hideseek_chat.chat import focus
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.focus import GameUnclear
 from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.lru import LRU
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import Button, ChatKind, Inbound, SendText
@@ -30,10 +31,23 @@ from hideseek_chat.rules.errors import RuleViolation
 from hideseek_chat.rules.events import Event
 from hideseek_chat.rules.localtime import UTC_NAME
 from hideseek_chat.rules.ruleset import Ruleset
-from hideseek_chat.rules.state import GameState, Player
+from hideseek_chat.rules.state import GameState, Phase, Player
 from hideseek_chat.store import GameNotFound, UnitOfWork, UnitOfWorkFactory, create_game
 from hideseek_chat.store.chats import PersonGame
 from hideseek_chat.store.uow import RulesetLoader, fire_due, record_applied
+
+#: Games whose state one process keeps in memory (about 30 KB each, 60 MB in all), finished
+#: ones let go first.
+MAX_STATES = 2048
+#: Thermometer starts one process keeps in memory.
+MAX_STARTS = 4096
+
+StateCache = LRU[int, tuple[int | None, GameState]]
+
+
+def state_cache(cap: int = MAX_STATES) -> StateCache:
+    """Each game's state by its last event id; finished games are let go before the others."""
+    return LRU(cap, spent=lambda entry: entry[1].phase == Phase.GAME_OVER)
 
 
 @dataclass
@@ -46,8 +60,9 @@ class Services:
     known_rulesets: tuple[str, ...]
     seeds: Callable[[], int]
     #: each game's state by its last event id, so live-location edits need not reload it
-    states: dict[int, tuple[int | None, GameState]] = field(default_factory=dict)
-    thermometer_starts: StartCache = field(default_factory=dict)
+    #: (the most recently used ``MAX_STATES``; any other is read from the store)
+    states: StateCache = field(default_factory=state_cache)
+    thermometer_starts: StartCache = field(default_factory=lambda: LRU(MAX_STARTS))
     #: the geocoder and the map fetcher; None: maps from OpenStreetMap are not configured
     map_clients: MapClients | None = None
     #: a pack fetched for the same area and modes this recently is used, not fetched again

@@ -4,7 +4,8 @@
 ``DATABASE_URL`` when set (a ``postgresql://`` URL gets the psycopg 3 driver), else a SQLite
 file ``hideseek.sqlite3`` in ``HIDESEEK_DATA_DIR`` or the working directory. ``make_engine``
 sets the SQLite pragmas the store relies on (WAL, foreign keys, busy timeout) and makes every
-SQLite transaction ``BEGIN IMMEDIATE`` so read-modify-write units of work are serialized.
+SQLite transaction ``BEGIN IMMEDIATE`` so read-modify-write units of work are serialized,
+the threads of one process in arrival order (``store.writers``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from hideseek_chat.config import Config, ConfigError
+from hideseek_chat.store.writers import WriterQueue
 
 #: How long a SQLite writer waits for another one before failing (milliseconds).
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -35,6 +37,8 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     if make_url(url).get_backend_name() != "sqlite":
         return create_engine(url, **kwargs)
     engine = create_engine(url, **kwargs)
+    writers = WriterQueue(SQLITE_BUSY_TIMEOUT_MS / 1000)
+    turn = "hideseek.writer_turn"
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -51,7 +55,26 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     def _on_begin(connection: Any) -> None:
         # A deferred transaction that later writes can fail with SQLITE_BUSY without
         # waiting; taking the write lock up front makes SQLite a single-writer queue.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        connection.info[turn] = writers.acquire()
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            _end(connection)
+            raise
+
+    @event.listens_for(engine, "commit")
+    @event.listens_for(engine, "rollback")
+    def _end(connection: Any) -> None:
+        if connection.info.pop(turn, False):
+            writers.release()
+
+    @event.listens_for(engine, "checkin")
+    @event.listens_for(engine, "invalidate")
+    def _gone(_dbapi_connection: Any, record: Any, *_: Any) -> None:
+        # A connection that ended without a commit or rollback event (lost, invalidated)
+        # must not keep every other writer waiting.
+        if record is not None and record.info.pop(turn, False):
+            writers.release()
 
     return engine
 

@@ -39,7 +39,7 @@ from telegram.request import BaseRequest, HTTPXRequest
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.chat.drive import Capabilities, Driver
+from hideseek_chat.chat.drive import Capabilities, Driver, background_pool
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, Outbound, SendText
@@ -70,8 +70,11 @@ FLOOD_RETRIES = 3
 ALLOWED_UPDATES = (Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY)
 #: What Telegram can do with the conversation's actions.
 CAPABILITIES = Capabilities()
-#: Threads the store calls of one process run in (updates, timers, the outbox).
+#: Threads the updates' store calls of one process run in.
 STORE_THREADS = 8
+#: Threads the timers and the outbox run in, apart: a burst never holds up an update, and
+#: one thread of it leaves the updates most of the interpreter (one thread runs at a time).
+BACKGROUND_THREADS = 1
 #: Where the application keeps its channel (``channel_of``).
 CHANNEL = "hideseek.channel"
 #: How long a long poll may take to answer (``getUpdates``' own timeout is 30 s).
@@ -88,7 +91,9 @@ class TelegramChannel:
     The conversation is made on first use with the bot's username, known only once the
     application has asked Telegram who it is (``Application.initialize``). Store calls run
     in a thread pool of their own (``threads``), so that one chat's update never holds up
-    another's; ``receive`` takes the raw updates of the poller and the webhook.
+    another's, and the timers and the outbox in a second, smaller one, so that a burst of
+    timers never holds up an update; ``receive`` takes the raw updates of the poller and
+    the webhook.
     """
 
     capabilities = CAPABILITIES
@@ -107,6 +112,7 @@ class TelegramChannel:
         self._clock = clock
         self._max_download = max_download
         self._threads = ThreadPoolExecutor(threads, thread_name_prefix="store")
+        self._behind = background_pool(BACKGROUND_THREADS)
         self.lanes = Lanes()
         #: the HTTP layer ``getUpdates`` goes through (the poller reads raw JSON with it)
         self.poll_request: BaseRequest | None = None
@@ -122,7 +128,11 @@ class TelegramChannel:
         if self._driver is None:
             self._bot = bot
             self._driver = Driver(
-                self._factory(bot.username), self, self._clock.now, threads=self._threads
+                self._factory(bot.username),
+                self,
+                self._clock.now,
+                threads=self._threads,
+                background=self._behind,
             )
         return self._driver
 
@@ -294,6 +304,7 @@ class TelegramChannel:
         if self._driver is not None:
             await self._driver.idle()
         self._threads.shutdown(wait=True)
+        self._behind.shutdown(wait=True)
 
 
 def _is_status(action: Outbound) -> bool:
