@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -11,6 +11,7 @@ from telegram import Update
 
 from hideseek_chat.telegram.bot import TelegramApp, build_application
 from tests.telegram.factories import TOKEN
+from tests.telegram.fake_botapi import FakeBotApi
 from tests.telegram.fakes import FakeConversation, FixedClock, RecordingRequest, virtual_limiter
 
 #: The game clock's time in every test: far from the updates' own dates on purpose.
@@ -41,3 +42,12 @@ async def harness() -> AsyncIterator[Harness]:
     finally:
         await app.shutdown()
     assert api.unexpected == [], f"unexpected Bot API calls: {api.unexpected}"
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeBotApi]:
+    """The fake Bot API on 127.0.0.1 (``fake_botapi``), served for one test."""
+    api = FakeBotApi()
+    api.start()
+    yield api
+    api.stop()

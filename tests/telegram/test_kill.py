@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +35,6 @@ from tests.telegram.processes import (
     script,
     wait_until,
 )
-
-
-@pytest.fixture
-def fake_api() -> Iterator[FakeBotApi]:
-    api = FakeBotApi()
-    api.start()
-    yield api
-    api.stop()
 
 
 def play_polling(bot: Bot, api: FakeBotApi, updates: list[dict[str, Any]], kills: int) -> int:

@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +35,6 @@ from tests.telegram.processes import (
 )
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def fake_api() -> Iterator[FakeBotApi]:
-    api = FakeBotApi()
-    api.start()
-    yield api
-    api.stop()
 
 
 def unsent(url: str) -> int:
