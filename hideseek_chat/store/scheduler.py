@@ -35,6 +35,14 @@ class Fired:
 log = logging.getLogger(__name__)
 
 
+#: Claims tried in one ``fire_next`` when another process fired the claimed deadline first.
+CLAIM_TRIES = 5
+
+
+class _FiredElsewhere(Exception):
+    """The claimed deadline was fired by another process meanwhile."""
+
+
 class Scheduler:
     def __init__(
         self, uow_factory: UnitOfWorkFactory, rulesets: RulesetLoader = cached_ruleset
@@ -54,13 +62,26 @@ class Scheduler:
 
     def fire_next(self, now: datetime) -> Fired | None:
         """Fire the oldest due deadline of an unlocked game; None when nothing is due."""
+        for _ in range(CLAIM_TRIES):
+            try:
+                return self._fire_claimed(now)
+            except _FiredElsewhere:
+                continue
+        return None
+
+    def _fire_claimed(self, now: datetime) -> Fired | None:
         with self.uow_factory() as uow:
             claimed = uow.deadlines.claim_next(now)
             if claimed is None:
                 return None
             state = uow.games.get(claimed.game_id)
             # Within the locked game, its own oldest due deadline goes first.
-            deadline = due_deadlines(state, now)[0]
+            due = due_deadlines(state, now)
+            if not due:
+                # Another process fired it between this query's look at the deadlines and
+                # its lock on the game (PostgreSQL re-reads only the locked row): look again.
+                raise _FiredElsewhere
+            deadline = due[0]
             assert deadline.due_at is not None
             event = DeadlineReached(deadline.id)
             try:

@@ -12,6 +12,7 @@ from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import DeadlineReached
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import Scheduler, UnitOfWorkFactory, make_engine, unit_of_work_factory
+from hideseek_chat.store.deadlines import Deadlines, DueDeadline
 from hideseek_chat.store.migrate import upgrade
 from tests.store.helpers import load, replay, start
 from tests.store.scenarios import Script, play
@@ -189,3 +190,29 @@ def test_an_event_after_an_undelivered_deadline_sees_the_deadline_first(
         state = uow.games.get(game_id)
     assert state.rounds[0].seeking_started_at == begun + timedelta(minutes=30)
     assert state.phase == Phase.SEEKING and state.is_paused
+
+
+def test_a_deadline_another_process_fired_between_the_look_and_the_lock_is_passed_over(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL re-reads only the locked game row: a claim can name a deadline that the
+    process it waited for has just fired. The scheduler then looks again, and raises
+    nothing."""
+    script = play(3, steps=150, players=("alice", "bob", "carol", "dave"))
+    stop = _middle_of_a_round(script)
+    start(uow_factory, script)
+    replay(uow_factory, script, stop_at=stop)
+    until = script.steps[stop - 1].state.last_event_at + timedelta(hours=3)  # type: ignore[operator]
+    with uow_factory() as uow:
+        stale = uow.deadlines.claim_next(until)
+    assert stale is not None
+    fired = Scheduler(uow_factory).run_due(until)
+    assert fired, "deadlines were due"
+    claims = iter([stale])
+    real = Deadlines.claim_next
+
+    def claim_next(self: Deadlines, now: datetime) -> DueDeadline | None:
+        return next(claims, None) or real(self, now)
+
+    monkeypatch.setattr(Deadlines, "claim_next", claim_next)
+    assert Scheduler(uow_factory).fire_next(until) is None
