@@ -50,6 +50,8 @@ async def test_an_edit_is_stored_at_once_during_a_burst_of_timers(
 
 @pytest.mark.chaos
 async def test_an_edit_is_stored_at_once_during_a_burst_of_a_thousand_timers(
-    uow_factory: UnitOfWorkFactory,
+    uow_factory: UnitOfWorkFactory, database_url: str
 ) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("the long burst is PostgreSQL's (the default run has SQLite's 200)")
     await _burst(uow_factory, 1000)

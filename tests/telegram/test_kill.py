@@ -9,7 +9,7 @@ confirmation (inside the fake's getUpdates, or as the 200 arrives) and starts it
 Every confirmed update must then be in the inbox, applied once, and the game's events
 must be those of a run without a kill.
 
-A few kills run in every test run; ``-m chaos`` runs 20 or more per mode (CI runs that on
+A few kills run in every test run; ``-m chaos`` runs 20 per mode (CI runs that on
 PostgreSQL).
 """
 
@@ -121,9 +121,9 @@ _REFERENCES: dict[int, list[str]] = {}
 
 
 def _kills(request: pytest.FixtureRequest) -> tuple[int, int]:
-    """(updates, kills): a few in every run, 20+ with ``-m chaos``."""
+    """(updates, kills): a few in every run, 20 with ``-m chaos``."""
     chaos = request.node.get_closest_marker("chaos") is not None
-    return (44, 22) if chaos else (10, 3)
+    return (40, 20) if chaos else (10, 3)
 
 
 @pytest.mark.parametrize("mode", ["run", "webhook"])
