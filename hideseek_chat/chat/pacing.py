@@ -66,12 +66,7 @@ class Pacer:
         before asking again (None: a call no chat limit applies to, such as answering a
         button press)."""
         now = self.clock()
-        windows = [self._overall]
-        if chat is not None:
-            window = self._chats.get(chat)
-            if window is None:
-                window = self._chats[chat] = Window(*(self._group if group else self._private))
-            windows.append(window)
+        windows = self._windows(chat, group, make=True)
         at = max(window.earliest(now) for window in windows)
         if at > now:
             return at - now
@@ -83,11 +78,18 @@ class Pacer:
     def wait_for(self, chat: str | None, group: bool) -> float:
         """How many seconds a send to ``chat`` would wait now (0: room), booking nothing."""
         now = self.clock()
+        at = max(w.earliest(now) for w in self._windows(chat, group, make=False))
+        return max(0.0, at - now)
+
+    def _windows(self, chat: str | None, group: bool, make: bool) -> list[Window]:
+        """The windows a send to ``chat`` counts against (``make``: the chat's made if new)."""
         windows = [self._overall]
         window = self._chats.get(chat) if chat is not None else None
+        if window is None and make and chat is not None:
+            window = self._chats[chat] = Window(*(self._group if group else self._private))
         if window is not None:
             windows.append(window)
-        return max(0.0, max(w.earliest(now) for w in windows) - now)
+        return windows
 
     def _forget_idle(self, now: float) -> None:
         """Drop the windows of chats with no send in their span (bounded memory)."""

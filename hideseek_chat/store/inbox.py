@@ -8,9 +8,9 @@ Two ways in, one promise (each stored update is applied exactly once):
   the row and is skipped (``begin`` returns False), also when two workers get it at once:
   the second insert waits for the first transaction and then finds the row.
 - stored first (long polling): ``store`` writes a batch ``pending`` with each raw update
-  and commits before the next poll confirms it to the channel; ``claim`` later takes the
-  oldest pending update of a lane (locked, skipping those another worker holds) for the
-  transaction that applies it and marks it with ``begin``.
+  and commits before the next poll confirms it to the channel; the channel then applies
+  each in its lane (``pending`` and ``next_in_lane`` find those a dead process left), and
+  ``begin`` takes the pending row over, locked, in the transaction that applies it.
 
 Rows of handled updates are purged after ``RETENTION`` (Telegram redelivers for a day at
 most); a pending, failed or unreadable update keeps its payload until then.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, exists, func, select, update
+from sqlalchemy import Table, bindparam, delete, exists, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
@@ -32,8 +32,6 @@ from hideseek_chat.store.models import InboxRow, InboxStatus
 
 #: Handled updates are remembered this long (redeliveries come within a day).
 RETENTION = timedelta(days=2)
-#: An update whose handler raised is tried this often before it is left as failed.
-MAX_ATTEMPTS = 3
 
 _INBOX = cast(Table, InboxRow.__table__)
 
@@ -234,32 +232,10 @@ class Inbox:
         )
         return None if row is None else _stored(row)
 
-    def claim(self, update_id: str) -> Stored | None:
-        """Lock the pending update ``update_id`` for this transaction (None when another
-        worker holds it or it was handled meanwhile)."""
-        row = self.session.scalar(
-            select(InboxRow)
-            .where(InboxRow.update_id == update_id, InboxRow.status == InboxStatus.PENDING)
-            .with_for_update(skip_locked=True)
-        )
-        return None if row is None else _stored(row)
-
-    def count(self, status: InboxStatus) -> int:
-        """How many updates stand at ``status`` (metrics, tests)."""
-        return len(self.session.scalars(select(InboxRow.id).where(InboxRow.status == status)).all())
-
     def purge(self, before: datetime) -> int:
         """Forget updates received before ``before``; return how many."""
         result = self.session.execute(delete(InboxRow).where(InboxRow.received_at < before))
         return int(getattr(result, "rowcount", 0) or 0)
-
-    def give_up(self, update_id: str) -> None:
-        """Leave a pending update that keeps failing as failed (its payload kept)."""
-        self.session.execute(
-            update(InboxRow)
-            .where(InboxRow.update_id == update_id)
-            .values(status=InboxStatus.FAILED, attempts=InboxRow.attempts + 1)
-        )
 
 
 def _stored(row: InboxRow) -> Stored:

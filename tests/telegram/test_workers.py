@@ -90,7 +90,6 @@ def play(
         ids = [f"tg:{u['update_id']}" for u in updates]
         wait_until(lambda: all_applied(url, ids), "every update applied")
         wait_until(lambda: unsent(url) == 0, "the outbox sent")
-        time.sleep(0.5)  # a duplicate send would come now, if it came
     finally:
         for bot in bots:
             bot.stop()
