@@ -70,3 +70,15 @@ class Deadlines:
         )
         row = self.session.execute(query).first()
         return None if row is None else _due(*row)
+
+    def claim_games(self, now: datetime, limit: int) -> list[int]:
+        """Lock up to ``limit`` games with due deadlines, those due longest first, and return
+        their ids (as :meth:`claim_next`, for a batch: each game once)."""
+        query = (
+            _open_due(now)
+            .join(GameRow, GameRow.id == DeadlineRow.game_id)
+            .limit(limit)
+            .with_for_update(of=GameRow, skip_locked=True)
+        )
+        rows = self.session.execute(query).all()
+        return list(dict.fromkeys(row[0] for row in rows))

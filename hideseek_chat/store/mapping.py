@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
+from functools import cache
 from typing import Any
 
 from hideseek_chat.rules.state import (
@@ -102,8 +103,14 @@ KEYS: dict[type[Base], tuple[str, ...]] = {
 }
 
 
+@cache
+def _field_names(cls: type, skip: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The dataclass's field names (``dataclasses.fields`` is slow on the hot path)."""
+    return tuple(f.name for f in fields(cls) if f.name not in skip)
+
+
 def _values(record: Any, skip: frozenset[str] = frozenset()) -> Values:
-    return {f.name: getattr(record, f.name) for f in fields(record) if f.name not in skip}
+    return {name: getattr(record, name) for name in _field_names(record.__class__, skip)}
 
 
 def _by_position(items: Iterable[Values]) -> dict[tuple[Any, ...], Values]:
@@ -153,9 +160,14 @@ def state_rows(game_id: int, state: GameState) -> Rows:
     return rows
 
 
+@cache
+def _column_keys(model: type[Base]) -> tuple[str, ...]:
+    return tuple(attr.key for attr in model.__mapper__.column_attrs)
+
+
 def row_values(model: type[Base], row: Base) -> Values:
     """Return the column attributes of an ORM row, as ``state_rows`` spells them."""
-    return {attr.key: getattr(row, attr.key) for attr in model.__mapper__.column_attrs}
+    return {key: getattr(row, key) for key in _column_keys(model)}
 
 
 def row_key(model: type[Base], row: Base) -> tuple[Any, ...]:
@@ -163,7 +175,7 @@ def row_key(model: type[Base], row: Base) -> tuple[Any, ...]:
 
 
 def _build(cls: type, values: Mapping[str, Any]) -> Any:
-    return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
+    return cls(**{name: values[name] for name in _field_names(cls) if name in values})
 
 
 def _sort_key(names: tuple[str, ...]) -> Callable[[Values], tuple[Any, ...]]:

@@ -1,10 +1,11 @@
 """Durable timers: deliver "deadline reached" to the engine for every deadline row due.
 
-``Scheduler.run_due(now)`` fires due deadlines one per transaction, oldest first, until
-none is left; call it on start (to catch up on whatever fell due while the bot was down)
-and then whenever ``next_due_at()`` passes. A deadline fires at its own ``due_at``, so a
-late delivery leaves the game as if the timer had fired on time. Several processes may run
-schedulers on one PostgreSQL database: each claims a game with ``SKIP LOCKED``.
+``Scheduler.run_due(now)`` fires due deadlines, a batch of games per transaction, those
+due longest first, until none is left; call it on start (to catch up on whatever fell due
+while the bot was down) and then whenever ``next_due_at()`` passes. A deadline fires at its
+own ``due_at``, so a late delivery leaves the game as if the timer had fired on time.
+Several processes may run schedulers on one PostgreSQL database: each claims games with
+``SKIP LOCKED``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from datetime import datetime
 from hideseek_chat.rules import apply, due_deadlines
 from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import DeadlineReached
-from hideseek_chat.rules.state import DeadlineKind
+from hideseek_chat.rules.ruleset import Ruleset
+from hideseek_chat.rules.state import Deadline, DeadlineKind, GameState
+from hideseek_chat.store.batch import StagedWrites, read_states
 from hideseek_chat.store.uow import RulesetLoader, UnitOfWorkFactory, cached_ruleset, record_applied
 
 
@@ -35,8 +38,33 @@ class Fired:
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class _Step:
+    deadline: Deadline
+    event: DeadlineReached
+    at: datetime
+    state: GameState
+    decisions: list[Decision]
+
+
+def _fire_all(ruleset: Ruleset, state: GameState, now: datetime) -> list[_Step]:
+    """Apply every deadline of ``state`` due by ``now``, each at its own time (pure)."""
+    steps: list[_Step] = []
+    while due := due_deadlines(state, now):
+        deadline = due[0]
+        assert deadline.due_at is not None
+        event = DeadlineReached(deadline.id)
+        state, decisions = apply(ruleset, state, event, deadline.due_at)
+        if not any(d.id == deadline.id and d.done for d in state.deadlines):
+            raise RuntimeError(f"deadline {deadline.id} stays open")
+        steps.append(_Step(deadline, event, deadline.due_at, state, decisions))
+    return steps
+
+
 #: Claims tried in one ``fire_next`` when another process fired the claimed deadline first.
 CLAIM_TRIES = 5
+#: Games whose due timers one transaction fires (their rows loaded and written together).
+BATCH = 50
 
 
 class _FiredElsewhere(Exception):
@@ -51,13 +79,60 @@ class Scheduler:
         self.rulesets = rulesets
 
     def run_due(self, now: datetime, limit: int | None = None) -> list[Fired]:
-        """Fire every deadline due at ``now`` (at most ``limit``), each in its own transaction."""
+        """Fire every deadline due at ``now`` (at most about ``limit``): games in batches of
+        ``BATCH``, one transaction each; a batch that fails is fired again one game at a time."""
         fired: list[Fired] = []
         while limit is None or len(fired) < limit:
-            result = self.fire_next(now)
-            if result is None:
+            room = BATCH if limit is None else max(1, min(BATCH, limit - len(fired)))
+            try:
+                batch = self.fire_batch(now, room)
+            except Exception:  # one bad write must not stop every game's timers
+                log.warning("a batch of timers failed; firing them one by one", exc_info=True)
+                batch = [result] if (result := self.fire_next(now)) else []
+            if not batch:
                 break
-            fired.append(result)
+            fired.extend(batch)
+        return fired
+
+    def fire_batch(self, now: datetime, games: int) -> list[Fired]:
+        """Fire the due deadlines of up to ``games`` unlocked games in one transaction: each
+        game's, in order, up to ``now``. Empty when nothing is due.
+
+        The engine runs on every game before anything is written; a game it fails on is
+        left out and fired alone afterwards (``fire_next`` closes what it cannot apply).
+        """
+        fired: list[Fired] = []
+        failed: list[int] = []
+        with self.uow_factory() as uow:
+            claimed = uow.deadlines.claim_games(now, games)
+            if not claimed:
+                return []
+            writes = StagedWrites(uow.session)
+            for game_id, state in read_states(uow.session, claimed).items():
+                try:
+                    steps = _fire_all(self.rulesets(state.ruleset), state, now)
+                except Exception:  # written off below, alone
+                    failed.append(game_id)
+                    continue
+                if not steps:
+                    continue  # fired by another process between the claim's look and lock
+                writes.stage(game_id, state, steps[-1].state)
+                for step in steps:
+                    current = step.state.current_round
+                    uow.events.append(game_id, step.event, step.at)
+                    uow.outbox.add(
+                        game_id, step.decisions, step.at, current.number if current else None
+                    )
+                    fired.append(
+                        Fired(game_id, step.deadline.id, step.deadline.kind, step.at,
+                              tuple(step.decisions))
+                    )
+            writes.write()
+            uow.commit()
+        fired.sort(key=lambda result: result.due_at)  # stable: each game's stay in order
+        for _ in failed:
+            if (result := self.fire_next(now)) is not None:
+                fired.append(result)
         return fired
 
     def fire_next(self, now: datetime) -> Fired | None:
