@@ -52,6 +52,7 @@ from hideseek_chat.chat.texts import (
     notices_play,
     notices_zone,
     refusals,
+    seekmap,
 )
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
@@ -205,6 +206,7 @@ _MODULES = (  # for their texts
     notices_play,
     notices_zone,
     refusals,
+    seekmap,
 )
 
 
