@@ -1,6 +1,7 @@
 """A slippy-map tile client that keeps to the OpenStreetMap tile usage policy.
 
-``TileClient(url, user_agent=..., cache_dir=...).tile(z, x, y)`` returns the tile as a
+``TileClient(url, user_agent=..., cache_dir=...).tile(z, x, y)`` (``url`` a template with
+``{z}``, ``{x}``, ``{y}`` and optionally ``{s}``; config.TILE_URL by default) returns the tile as a
 decoded Pillow image, or None when it cannot be had; it never raises for a server's fault.
 
 - every request names the app (``user_agent``, the same string Nominatim and Overpass get);
@@ -36,8 +37,6 @@ from PIL import Image
 
 log = logging.getLogger(__name__)
 
-#: The standard OpenStreetMap tiles.
-OSM_TILE_URL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
 #: What the picture says when its basemap came from OpenStreetMap's tiles.
 OSM_TILE_ATTRIBUTION = "© OpenStreetMap contributors"
 #: The tile usage policy asks clients to keep tiles at least a week.
@@ -111,7 +110,7 @@ class TileClient:
 
     def __init__(
         self,
-        url_template: str = OSM_TILE_URL,
+        url_template: str,
         *,
         user_agent: str,
         cache_dir: Path | None = None,
@@ -144,7 +143,14 @@ class TileClient:
         self.requests = 0  # how many requests went out (for logs and tests)
 
     def close(self) -> None:
+        """Close the connections (app.py does it at shutdown)."""
         self._http.close()
+
+    def __enter__(self) -> TileClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def tile(self, z: int, x: int, y: int) -> Image.Image | None:
         """Return tile ``(z, x, y)`` as an RGB image, or None when it cannot be had."""
