@@ -58,7 +58,7 @@ def seekers_picture(
 
     ``pack`` (the game's map) adds its roads to a vector basemap and its attribution.
     """
-    frame = fr.Frame.fit(bounds_world(view.boundary), size, MARGIN)
+    frame = seekers_frame(view, size)
     inside = fr.area_mask(frame, polygons_world(view.boundary))
     image, credit = _basemap(frame, inside, tiles, pack, road_width=1)
     remaining = polygons_world(view.remaining)
@@ -76,6 +76,19 @@ def seekers_picture(
     return fr.png(image)
 
 
+def seekers_frame(view: SeekerMap, size: int = 1024) -> fr.Frame:
+    """Return where :func:`seekers_picture` draws things (``frame.pixel(lat, lon)``)."""
+    return fr.Frame.fit(bounds_world(view.boundary), size, MARGIN)
+
+
+def zone_frame(lat: float, lon: float, radius_m: float, size: int = 768) -> fr.Frame:
+    """Return where :func:`zone_picture` draws things."""
+    disc = geodesic_circle_world(lat, lon, radius_m)
+    x0, y0 = disc.min(axis=0)
+    x1, y1 = disc.max(axis=0)
+    return fr.Frame.fit((float(x0), float(y0), float(x1), float(y1)), size, ZONE_MARGIN)
+
+
 def zone_picture(
     pack: MapPack,
     lat: float,
@@ -89,9 +102,7 @@ def zone_picture(
     """Return the hider's zone as a PNG: the disc of ``radius_m`` around the station at
     ``lat``/``lon``, the station named, the stations and roads around."""
     disc = geodesic_circle_world(lat, lon, radius_m)
-    x0, y0 = disc.min(axis=0)
-    x1, y1 = disc.max(axis=0)
-    frame = fr.Frame.fit((float(x0), float(y0), float(x1), float(y1)), size, ZONE_MARGIN)
+    frame = zone_frame(lat, lon, radius_m, size)
     inside = fr.area_mask(frame, polygons_world(pack.boundary))
     image, credit = _basemap(frame, inside, tiles, pack, road_width=2)
     image = fr.shade(image, fr.area_mask(frame, [[disc]]), ZONE, ZONE_ALPHA)

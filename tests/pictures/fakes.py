@@ -33,8 +33,13 @@ def png(colour: tuple[int, int, int], size: int = 256) -> bytes:
 class FakeTiles(FakeServer):
     """A fake tile server; ``template`` is the URL template a TileClient takes."""
 
-    def __init__(self, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        headers: Mapping[str, str] | None = None,
+        solid: tuple[int, int, int] | None = None,
+    ) -> None:
         self.headers = dict(headers or {})
+        self.solid = solid  # paint every tile this colour (for pixel checks on a picture)
         super().__init__(self._tile)
 
     @property
@@ -46,7 +51,8 @@ class FakeTiles(FakeServer):
         if found is None:
             return Reply(404)
         z, x, y = (int(v) for v in found.groups())
-        return Reply(200, png(tile_colour(z, x, y)), {"Content-Type": "image/png", **self.headers})
+        body = png(self.solid or tile_colour(z, x, y))
+        return Reply(200, body, {"Content-Type": "image/png", **self.headers})
 
     def tiles_asked(self) -> list[str]:
         return [r.path for r in self.requests]
