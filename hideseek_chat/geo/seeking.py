@@ -10,13 +10,18 @@ strays less than a metre from the geodesic curve it stands for.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import numpy as np
+import shapely
+from shapely.geometry import GeometryCollection, MultiPolygon, Polygon, mapping
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.mappack import Station
 from hideseek_chat.geo.pins import Pin
+from hideseek_chat.geo.regions import Region, clue_region, covers_lonlat
 from hideseek_chat.geo.spatial import MapIndex
 from hideseek_chat.rules.ruleset import HiderPosition
 
@@ -94,14 +99,143 @@ def seeker_map(
     basis: HiderPosition = HiderPosition.LIVE,
 ) -> SeekerMap:
     """Work out the seekers' map from scratch."""
-    raise NotImplementedError  # built by the geometry work of issue 19
+    view = SeekerMap(
+        boundary=index.pack.boundary,
+        remaining=index.pack.boundary,
+        candidates=tuple(index.pack.stations),
+        applied=(),
+        not_applied=(),
+        zone_radius_m=zone_radius_m,
+        basis=basis,
+    )
+    for clue in sorted(clues, key=lambda c: c.ref):
+        view = with_clue(index, view, clue)
+    return view
 
 
 def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
     """Return ``previous`` narrowed by one more clue (cheaper than from scratch)."""
-    raise NotImplementedError  # built by the geometry work of issue 19
+    region = clue_region(index, clue)
+    if isinstance(region, str):
+        return replace(previous, not_applied=(*previous.not_applied, NotApplied(clue.ref, region)))
+    remaining = previous.remaining
+    if region.keep is not None:
+        remaining = _polygonal(shapely.intersection(remaining, region.keep))
+    kept = _kept(index, previous, region)
+    applied = Applied(
+        clue.ref, region.keep if region.keep is not None or region.stations is not None
+        else previous.boundary, region.stations,
+    )
+    return replace(
+        previous,
+        remaining=remaining,
+        candidates=tuple(s for s, keep in zip(previous.candidates, kept, strict=True) if keep),
+        applied=(*previous.applied, applied),
+    )
+
+
+def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
+    """Which of ``view``'s candidates the region keeps.
+
+    With answers from the zone's station, the region constrains the station point itself.
+    With answers from a live pin, the hider was somewhere in the zone's disc at each answer
+    and may have moved inside it since: a station stays when its disc meets this region,
+    each clue on its own (see docs/geo.md, "Seekers' map").
+    """
+    stations = view.candidates
+    kept = np.ones(len(stations), dtype=bool)
+    if region.stations is not None:
+        kept &= np.fromiter((s.id in region.stations for s in stations), bool, len(stations))
+    if region.keep is None or not kept.any():
+        return kept
+    table = _table(index)
+    rows = np.fromiter((table.row[s.id] for s in stations), np.intp, len(stations))[kept]
+    lats, lons = table.lats[rows], table.lons[rows]
+    if view.basis == HiderPosition.STATION:
+        if region.at_stations is not None:
+            inside = region.at_stations(lats, lons)
+        else:
+            inside = covers_lonlat(region.keep, lats, lons)
+    elif region.near_stations is not None:
+        inside = region.near_stations(lats, lons, view.zone_radius_m)
+    else:
+        projection = index.projection
+        area = projection.geometry(region.keep)
+        shapely.prepare(area)
+        # Projected distances overstate geodesic ones by at most ``k``: never too strict.
+        k = projection.scale_bound(projection.lat, projection.lon)
+        reach = k * view.zone_radius_m + 1.0
+        inside = np.asarray(shapely.dwithin(area, table.points[rows], reach))
+    kept[kept] = inside
+    return kept
+
+
+@dataclass(frozen=True)
+class _Table:
+    """The pack's stations as arrays: lat, lon, projected points, row by station id."""
+
+    lats: np.ndarray
+    lons: np.ndarray
+    points: np.ndarray
+    row: dict[str, int]
+
+
+_TABLES: weakref.WeakKeyDictionary[MapIndex, _Table] = weakref.WeakKeyDictionary()
+
+
+def _table(index: MapIndex) -> _Table:
+    if index not in _TABLES:
+        stations = index.pack.stations
+        lats = np.array([s.lat for s in stations], dtype=float)
+        lons = np.array([s.lon for s in stations], dtype=float)
+        xy = index.projection._project_array(np.column_stack([lons, lats]))
+        _TABLES[index] = _Table(
+            lats, lons, shapely.points(xy), {s.id: n for n, s in enumerate(stations)}
+        )
+    return _TABLES[index]
+
+
+def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
+    """Only the areas of an overlay's result (its stray lines and points mean nothing)."""
+    if isinstance(geometry, Polygon | MultiPolygon):
+        return geometry
+    parts = [g for g in getattr(geometry, "geoms", ()) if isinstance(g, Polygon | MultiPolygon)]
+    if not parts:
+        return GeometryCollection() if geometry.is_empty else MultiPolygon()
+    return shapely.union_all(parts)
 
 
 def to_geojson(view: SeekerMap) -> dict[str, object]:
-    """A GeoJSON FeatureCollection of the remaining area and the candidate stations."""
-    raise NotImplementedError  # built by the geometry work of issue 19
+    """A GeoJSON FeatureCollection of the remaining area and the candidate stations.
+
+    The collection also says how many stations are left, the basis, the zone radius and
+    which clues were not applied and why (``not_applied``: ``[{"ref", "reason"}]``).
+    """
+    features: list[dict[str, object]] = [
+        {
+            "type": "Feature",
+            "properties": {"kind": "remaining"},
+            "geometry": mapping(view.remaining),
+        }
+    ]
+    features.extend(
+        {
+            "type": "Feature",
+            "properties": {
+                "kind": "candidate",
+                "id": station.id,
+                "name": station.name,
+                "lines": list(station.routes),
+            },
+            "geometry": {"type": "Point", "coordinates": [station.lon, station.lat]},
+        }
+        for station in view.candidates
+    )
+    return {
+        "type": "FeatureCollection",
+        "features": features,
+        "candidates": len(view.candidates),
+        "basis": str(view.basis),
+        "zone_radius_m": view.zone_radius_m,
+        "not_applied": [{"ref": n.ref, "reason": n.reason} for n in view.not_applied],
+    }
