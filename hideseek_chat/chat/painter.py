@@ -11,6 +11,8 @@ from typing import Protocol
 
 from hideseek_chat.chat.seekmap import SeekersView
 from hideseek_chat.geo import MapPack
+from hideseek_chat.pictures.seekmap import seekers_picture, zone_picture
+from hideseek_chat.pictures.tiles import TileClient
 
 #: The seekers' map's side, in pixels.
 SEEKERS_SIZE = 1024
@@ -33,25 +35,23 @@ class Painter(Protocol):
 class PicturesPainter:
     """Draws with ``pictures.seekmap``; ``tiles`` is a ``pictures.tiles.TileClient``."""
 
-    def __init__(self, tiles: object | None = None) -> None:
+    def __init__(self, tiles: TileClient | None = None) -> None:
         self.tiles = tiles
 
     def seekers(self, seekers: SeekersView) -> bytes:
-        from hideseek_chat.pictures import seekmap as drawing
-
-        return drawing.seekers_picture(
-            seekers.view,
-            seekers.pins,
-            size=SEEKERS_SIZE,
-            tiles=self.tiles,  # type: ignore[arg-type]
-            pack=seekers.pack,
+        return seekers_picture(
+            seekers.view, seekers.pins, size=SEEKERS_SIZE, tiles=self.tiles, pack=seekers.pack
         )
 
     def zone(
         self, pack: MapPack, lat: float, lon: float, radius_m: float, station_name: str
     ) -> bytes:
-        from hideseek_chat.pictures import seekmap as drawing
-
-        return drawing.zone_picture(
-            pack, lat, lon, radius_m, station_name, size=ZONE_SIZE, tiles=self.tiles  # type: ignore[arg-type]
+        return zone_picture(
+            pack,
+            lat,
+            lon,
+            radius_m,
+            station_name,
+            size=ZONE_SIZE,
+            tiles=self.tiles,
         )

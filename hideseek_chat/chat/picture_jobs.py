@@ -131,7 +131,9 @@ def _zone(services: Services, job: PictureJob, clock: Clock) -> None:
     if zone is None or index is None:
         _nothing(services, job, clock())
         return
-    picture = services.painter.zone(index.pack, zone.lat, zone.lon, zone.radius_m, zone.station_name)
+    picture = services.painter.zone(
+        index.pack, zone.lat, zone.lon, zone.radius_m, zone.station_name
+    )
     now = clock()
     with services.uow_factory() as uow:
         uow.pictures.finish(job.id, now, picture=picture)

@@ -114,4 +114,3 @@ def press_geojson(turn: Turn, press: Press) -> list[Outbound]:
         private=turn.is_private,
     )
     return [document]
-
