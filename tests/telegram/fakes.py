@@ -159,6 +159,10 @@ class RecordingRequest(BaseRequest):
         size = {"file_id": photo, "file_unique_id": "p", "width": 1, "height": 1}
         return self._sent_message(params, photo=[size], caption=params.get("caption", ""))
 
+    def _answer_sendDocument(self, params: dict[str, Any]) -> Any:
+        document = {"file_id": "doc", "file_unique_id": "d", "file_name": "uploaded"}
+        return self._sent_message(params, document=document, caption=params.get("caption", ""))
+
     def _answer_editMessageText(self, params: dict[str, Any]) -> Any:
         return self._sent_message(params, text=params["text"]) | {
             "message_id": int(params["message_id"])
