@@ -20,12 +20,15 @@ import pytest
 
 from hideseek_chat.chat import seekmap
 from hideseek_chat.chat.drive import Capabilities, adapt
+from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import SendFile, SendText
+from hideseek_chat.chat.texts import say
 from hideseek_chat.console.table import Line, Table
 from hideseek_chat.rules.state import Pause, PauseReason
 from hideseek_chat.store import UnitOfWorkFactory, unit_of_work_factory
 from hideseek_chat.store.config import make_engine
 from hideseek_chat.store.models import Base
+from hideseek_chat.store.uow import cached_ruleset
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION, begin, labels, new_table
 
 PICTURES = Capabilities(pictures=True, location_button=False)
@@ -271,6 +274,26 @@ def test_a_channel_without_files_gets_the_caption_and_a_word_instead() -> None:
     [sent] = adapt([document], Capabilities(files=False))
     assert isinstance(sent, SendText) and sent.text == "C!"
     assert adapt([document], Capabilities()) == [document]
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "many", "moved"),
+    [
+        ("en", "🗺 1 station still possible.", "🗺 12 stations still possible.", "moved zone"),
+        ("de", "🗺 1 Station noch möglich.", "🗺 12 Stationen noch möglich.", "Zone gewechselt"),
+        ("es", "🗺 1 estación aún posible.", "🗺 12 estaciones aún posibles.", "cambió de zona"),
+    ],
+)
+def test_the_caption_is_said_in_the_groups_language_with_its_plurals(
+    language: str, one: str, many: str, moved: str
+) -> None:
+    fmt = Formatter(language, ruleset=cached_ruleset("metric"))
+    assert say("seekmap.ready", {"count": 1, "not_applied": []}, fmt) == one
+    caption = say(
+        "seekmap.ready", {"count": 12, "not_applied": [["radar-1km", None, "moved"]]}, fmt
+    )
+    head, _title, item = caption.split("\n")
+    assert head == many and item.startswith("• ") and moved in item
 
 
 # ----------------------------------------------------------------- secrecy
