@@ -24,10 +24,12 @@ from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import SendFile, SendText
 from hideseek_chat.chat.texts import say
 from hideseek_chat.console.table import Line, Table
+from hideseek_chat.geo import distance_m
+from hideseek_chat.rules.ruleset import HiderPosition
 from hideseek_chat.rules.state import Pause, PauseReason
 from hideseek_chat.store import UnitOfWorkFactory, unit_of_work_factory
 from hideseek_chat.store.config import make_engine
-from hideseek_chat.store.models import Base
+from hideseek_chat.store.models import Base, PictureKind
 from hideseek_chat.store.uow import cached_ruleset
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION, begin, labels, new_table
 
@@ -198,6 +200,70 @@ def test_answers_given_before_the_hider_moved_no_longer_count(
     [after] = pictures(table, mark)
     assert "Not applied:" in after.text and "Radar 5 km: the hider moved zone since" in after.text
     assert _count(after) > _count(before)  # the radar no longer rules anything out
+
+
+def test_a_clue_takes_the_seekers_pins_the_referee_took(uow_factory: UnitOfWorkFactory) -> None:
+    """The radar's and thermometer's start: the asker's pin when asking; the thermometer's
+    end: where the seekers were when it reached the hider. Later pins change nothing."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    table.wait(timedelta(minutes=1))
+    table.pin(s1, 36.1390, -97.0790)  # after asking: not where the radar was asked from
+    answer(table, hider, "No")
+    table.send(s1, "/ask thermometer 1km")
+    walk(table, s1, WALK)
+    table.wait(timedelta(minutes=3))
+    table.pin(s2, 36.1200, -97.0600)  # after it reached the hider: not its end
+    answer(table, hider, "Hotter")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        radar, thermometer = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert radar.seeker is not None and thermometer.seeker is not None
+    assert (radar.seeker.lat, radar.seeker.lon) == SEEKERS_START
+    assert (radar.category, radar.answer, radar.distance_m) == ("radar", "no", 1000)
+    assert (thermometer.seeker.lat, thermometer.seeker.lon) == (36.1390, -97.0790)
+    assert thermometer.end is not None
+    # It reached the hider once 1 km was travelled, before the last step of the walk.
+    assert (thermometer.end.lat, thermometer.end.lon) == WALK[-2]
+    assert (thermometer.answer, thermometer.void) == ("hotter", "")
+    # The very pins the referee measured the hider's answer against.
+    hider_at = HIDER_SPOT
+    zone = loaded.state.current_round.zone  # type: ignore[union-attr]
+    if ruleset.hider_position == HiderPosition.STATION and zone is not None:
+        hider_at = (zone.lat, zone.lon)
+    with uow_factory() as uow:
+        check = uow.checks.get(loaded.id, thermometer.ref)
+    assert check is not None
+    numbers = check.computation.numbers
+    start, end = thermometer.seeker, thermometer.end
+    assert numbers.start_m == pytest.approx(distance_m(*hider_at, start.lat, start.lon), abs=0.5)
+    assert numbers.end_m == pytest.approx(distance_m(*hider_at, end.lat, end.lon), abs=0.5)
+
+
+def test_two_answers_queue_one_picture_while_it_waits(uow_factory: UnitOfWorkFactory) -> None:
+    table = new_table(uow_factory)
+    begin(table)
+    with uow_factory() as uow:
+        game = uow.games.current_id(table.group)
+        assert game is not None
+        now = table.now
+        first = uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:1", now)
+        assert first is not None
+        assert uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:2", now) is None
+        assert uow.pictures.queue(game, PictureKind.ZONE, 1, "outbox:3", now) is not None
+        uow.commit()
+    with uow_factory() as uow:
+        claimed = uow.pictures.claim_next(now, timedelta(minutes=2))
+        assert claimed is not None and claimed.id == first
+        uow.commit()
+    with uow_factory() as uow:  # drawing: an answer now is drawn by the next job
+        assert uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:1", now) is None
+        assert uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:4", now) is not None
+        uow.pictures.finish(first, now, picture=b"png")
+        assert uow.pictures.picture(first) == b"png"
 
 
 # ----------------------------------------------------------------- /seekmap, /stations, GeoJSON
