@@ -206,7 +206,7 @@ def _compose(
     elif key == "map.places":
         labels = [str(label) for label in params.get("labels", ())]
         buttons = keyboards.map_places(game_id, int(params["job_id"]), labels)
-    elif key == "seekmap.ready":
+    elif key == "picture.seekers":
         buttons = seekmap_keys.under_picture(game_id, fmt)
     elif key == "round.next_you_hide":
         buttons = keyboards.start_hiding(game_id, fmt)

@@ -4,8 +4,8 @@ A picture never runs on the update path. ``queue_for`` looks at each outbox entr
 is rendered (``Conversation.outgoing``): an answer (or a veto) in the group queues the
 seekers' map, the hider's ``zone.fixed`` queues their zone's picture. ``run_next`` claims
 the oldest queued job (one process runs it, see ``store.pictures``), draws it from the
-state at that moment and writes the notice that carries it (``seekmap.ready`` to the
-group, ``zone.picture`` to the hiding team); the PNG stays with the job, and the notice
+state at that moment and writes the notice that carries it (``picture.seekers`` to the
+group, ``picture.zone`` to the hiding team); the PNG stays with the job, and the notice
 names it. Two answers in quick succession make one picture: while a job of the game
 waits, no other is queued, and the one that runs draws the newest state.
 """
@@ -33,7 +33,7 @@ SEEKING_PHASES = frozenset({Phase.SEEKING, Phase.MOVING, Phase.END_GAME})
 #: Group notices after which the seekers' map is drawn again.
 ANSWER_NOTICES = frozenset({"question.answered", "question.vetoed"})
 #: Notices that carry a picture (``picture_id``: its job).
-PICTURE_NOTICES = frozenset({"seekmap.ready", "zone.picture"})
+PICTURE_NOTICES = frozenset({"picture.seekers", "picture.zone"})
 
 Clock = Callable[[], datetime]
 
@@ -117,7 +117,7 @@ def _seekers(services: Services, job: PictureJob, clock: Clock) -> None:
     with services.uow_factory() as uow:
         uow.pictures.finish(job.id, now, picture=picture)
         params = {"picture_id": job.id, **seekmap.caption_params(view)}
-        uow.outbox.add(job.game_id, [Notify(GROUP, "seekmap.ready", params)], now, round_number)
+        uow.outbox.add(job.game_id, [Notify(GROUP, "picture.seekers", params)], now, round_number)
         uow.commit()
 
 
@@ -138,5 +138,5 @@ def _zone(services: Services, job: PictureJob, clock: Clock) -> None:
     with services.uow_factory() as uow:
         uow.pictures.finish(job.id, now, picture=picture)
         params = {"picture_id": job.id, "station": zone.station_name, "radius_m": zone.radius_m}
-        uow.outbox.add(job.game_id, [Notify(HIDERS, "zone.picture", params)], now, round_number)
+        uow.outbox.add(job.game_id, [Notify(HIDERS, "picture.zone", params)], now, round_number)
         uow.commit()

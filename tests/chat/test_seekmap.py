@@ -354,9 +354,9 @@ def test_the_caption_is_said_in_the_groups_language_with_its_plurals(
     language: str, one: str, many: str, moved: str
 ) -> None:
     fmt = Formatter(language, ruleset=cached_ruleset("metric"))
-    assert say("seekmap.ready", {"count": 1, "not_applied": []}, fmt) == one
+    assert say("picture.seekers", {"count": 1, "not_applied": []}, fmt) == one
     caption = say(
-        "seekmap.ready", {"count": 12, "not_applied": [["radar-1km", None, "moved"]]}, fmt
+        "picture.seekers", {"count": 12, "not_applied": [["radar-1km", None, "moved"]]}, fmt
     )
     head, _title, item = caption.split("\n")
     assert head == many and item.startswith("• ") and moved in item

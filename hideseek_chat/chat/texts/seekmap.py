@@ -1,8 +1,8 @@
 """The seekers' map in words: the picture's caption, /stations, /seekmap and its settings.
 
-Secrecy: ``seekmap.ready`` and ``chat.seekmap_stations`` go to the group and say only
+Secrecy: ``picture.seekers`` and ``chat.seekmap_stations`` go to the group and say only
 what the answers leave (a count, the candidate stations, the answers not applied and
-why); ``zone.picture`` names the hider's station and goes to the hiding team alone.
+why); ``picture.zone`` names the hider's station and goes to the hiding team alone.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _not_applied_lines(p: Params, f: Formatter) -> list[str]:
     return found
 
 
-@text("seekmap.ready")
+@text("picture.seekers")
 def _ready(p: Params, f: Formatter) -> str:
     count = int(p["count"])
     head = f.n(
@@ -73,7 +73,7 @@ def _stations(p: Params, f: Formatter) -> str:
     return lines(*found)
 
 
-@text("zone.picture")
+@text("picture.zone")
 def _zone_picture(p: Params, f: Formatter) -> str:
     return f.t(
         "🗺 Your zone: {radius} around {station}. Only you see this picture.",
