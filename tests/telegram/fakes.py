@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -208,8 +209,9 @@ class FakeConversation:
     ticks: list[datetime] = field(default_factory=list)
     unreachable_refs: list[str] = field(default_factory=list)
     bot_names: list[str] = field(default_factory=list)
-    #: no map jobs here (the drive loop starts none)
+    #: no map jobs here (the drive loop starts none), nor pictures to draw
     has_map_jobs: bool = False
+    pictures_queued: bool = False
 
     def named(self, bot_name: str) -> FakeConversation:
         """The factory the adapter calls with the bot's username."""
@@ -245,6 +247,9 @@ class FakeConversation:
     def tick(self, now: datetime, limit: int | None = None) -> int:
         self.ticks.append(now)
         return 0
+
+    def run_picture_job(self, clock: Callable[[], datetime]) -> bool:
+        return False
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         return self.statuses.get(chat if slot == "status" else f"{chat} {slot}")
