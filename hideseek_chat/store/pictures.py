@@ -17,6 +17,9 @@ from hideseek_chat.store.models import MapJobStatus, PictureJobRow, PictureKind
 
 #: A job claimed this often without finishing is given up (it failed every time).
 MAX_ATTEMPTS = 3
+#: A drawn picture is kept this long after a newer one of its game and kind was drawn (its
+#: notice is long sent by then); only the newest stays for good.
+KEEP_OLDER = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,8 @@ class PictureJobs:
         picture: bytes | None = None,
         error_key: str | None = None,
     ) -> None:
-        """Mark the job done with its ``picture`` (None: nothing to draw) or failed."""
+        """Mark the job done with its ``picture`` (None: nothing to draw) or failed; the
+        game's pictures of that kind drawn before ``KEEP_OLDER`` ago are let go."""
         row = self.session.get(PictureJobRow, job_id)
         if row is None:
             raise LookupError(job_id)
@@ -141,6 +145,19 @@ class PictureJobs:
         row.picture = picture
         row.error_key = error_key
         row.finished_at = now
+        if picture is not None:  # the older pictures of the game go, a while after
+            self.session.execute(
+                update(PictureJobRow)
+                .where(
+                    PictureJobRow.game_id == row.game_id,
+                    PictureJobRow.kind == row.kind,
+                    PictureJobRow.id < job_id,
+                    PictureJobRow.finished_at < now - KEEP_OLDER,
+                    PictureJobRow.picture.is_not(None),
+                )
+                .values(picture=None)
+                .execution_options(synchronize_session=False)
+            )
         self.session.flush()
 
     def picture(self, job_id: int) -> bytes | None:

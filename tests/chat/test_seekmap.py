@@ -264,6 +264,18 @@ def test_two_answers_queue_one_picture_while_it_waits(uow_factory: UnitOfWorkFac
         assert uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:4", now) is not None
         uow.pictures.finish(first, now, picture=b"png")
         assert uow.pictures.picture(first) == b"png"
+        uow.commit()
+    later = now + timedelta(days=2)
+    with uow_factory() as uow:  # a newer picture: the old one goes once it is long sent
+        newer = uow.pictures.claim_next(later, timedelta(minutes=2))
+        assert newer is not None and newer.kind == PictureKind.ZONE
+        uow.pictures.finish(newer.id, later, picture=b"zone")
+        newest = uow.pictures.claim_next(later, timedelta(minutes=2))
+        assert newest is not None and newest.kind == PictureKind.SEEKERS
+        uow.pictures.finish(newest.id, later, picture=b"png2")
+        assert uow.pictures.picture(first) is None
+        assert uow.pictures.picture(newer.id) == b"zone"
+        assert uow.pictures.picture(newest.id) == b"png2"
 
 
 # ----------------------------------------------------------------- /seekmap, /stations, GeoJSON
