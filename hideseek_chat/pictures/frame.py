@@ -183,23 +183,26 @@ def dots(
     fill: Colour,
     ring: Colour | None = None,
 ) -> Image.Image:
-    """Return ``image`` with a dot (ringed one pixel wider) at each point (world units).
-
-    Thousands of dots are stamped with numpy in one go: one ellipse call each costs more
-    than the rest of the picture.
-    """
+    """Draw a dot (ringed one pixel wider) at each point (world units); return ``image``."""
     if not len(points):
         return image
     size = frame.size
-    centres = np.floor(frame.pixels(points)).astype(np.int64)
-    pixels = np.array(image)
+    pad = math.ceil(radius) + 1
+    side = size + 2 * pad  # a padded canvas: no dot needs a bounds check
+    centres = np.floor(frame.pixels(points)).astype(np.int64) + pad
+    centres = centres[np.all((centres >= 0) & (centres < side - pad), axis=1)]
+    # Mark each dot's pixels by flat index in one numpy assignment, then paste the colour
+    # through that mask: one ellipse call per dot costs more than the rest of the picture.
+    at = centres[:, 1] * side + centres[:, 0]
     for reach, colour in ((radius + 1, ring), (radius, fill)):
         if colour is None:
             continue
-        spots = (centres[:, None, :] + _disc(reach)[None, :, :]).reshape(-1, 2)
-        spots = spots[np.all((spots >= 0) & (spots < size), axis=1)]
-        pixels[spots[:, 1], spots[:, 0]] = colour
-    return Image.fromarray(pixels)
+        offsets = _disc(reach)
+        mask = np.zeros(side * side, np.uint8)
+        mask[(at[:, None] + (offsets[:, 1] * side + offsets[:, 0])[None, :]).ravel()] = 255
+        layer = Image.frombuffer("L", (side, side), mask.tobytes())
+        image.paste(colour, (0, 0, size, size), layer.crop((pad, pad, pad + size, pad + size)))
+    return image
 
 
 @functools.cache
