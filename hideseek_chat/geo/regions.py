@@ -12,11 +12,10 @@ edge is always on the right side.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
@@ -24,6 +23,7 @@ from pyproj import Transformer
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
+from hideseek_chat.geo import cells
 from hideseek_chat.geo.answers import DIVISION_SUBJECTS, STREET_SUBJECT
 from hideseek_chat.geo.distance import WGS84, distance_m
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
@@ -334,12 +334,10 @@ def clue_region(index: MapIndex, clue: Clue) -> Region | str:
     return "unsupported_category"
 
 
-def _cells() -> Any:
-    """The Voronoi cells and distance bands (``geo.cells``), built on a branch of their own."""
-    try:
-        return importlib.import_module("hideseek_chat.geo.cells")
-    except ImportError:
-        return None
+def _distance_band(index: MapIndex, kind: str, within_m: float) -> BaseGeometry | None:
+    """The points within ``within_m`` of a feature of ``kind`` (``geo.cells``), when built."""
+    band = getattr(cells, "distance_band", None)
+    return None if band is None else band(index, kind, within_m)
 
 
 def _matching(index: MapIndex, clue: Clue) -> Region | str:
@@ -369,19 +367,18 @@ def _matching(index: MapIndex, clue: Clue) -> Region | str:
         if division is None:
             return "not_in_any_division"
         return _inside_or_not(pack.boundary, division.geometry, same)
-    cells = _cells()
     if clue.subject == STREET_SUBJECT:
         if not index.has_data_for(ROAD_KIND):
             return "no_map_data"
         road = index.nearest_named(ROAD_KIND, clue.seeker.lat, clue.seeker.lon)
-        if road is None or cells is None:
+        if road is None:
             return "no_map_data"
         return _inside_or_not(pack.boundary, cells.street_cell(index, road.item.name), same)
     if not index.has_data_for(clue.subject):
         return "no_map_data"
     place = index.nearest(clue.subject, clue.seeker.lat, clue.seeker.lon)
-    if place is None or cells is None:
-        return "no_map_data"
+    if place is None:
+        return "no_feature_in_boundary"
     cell = cells.place_cell(index, clue.subject, place.item)
     return _inside_or_not(pack.boundary, cell, same)
 
@@ -399,14 +396,14 @@ def _measuring(index: MapIndex, clue: Clue) -> Region | str:
     if not index.has_data_for(clue.subject):
         return "no_map_data"
     near = index.nearest(clue.subject, clue.seeker.lat, clue.seeker.lon)
-    cells = _cells()
-    if near is None or cells is None:
-        return "no_map_data"
+    if near is None:
+        return "no_feature_in_boundary"
     # Closer means strictly nearer than the seeker's nearest; further is the rest.
     if clue.answer == "closer":
-        return Region(cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M))
-    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
-    return Region(index.pack.boundary.difference(band))
+        band = _distance_band(index, clue.subject, near.distance_m + MARGIN_M)
+        return "no_map_data" if band is None else Region(band)
+    band = _distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
+    return "no_map_data" if band is None else Region(index.pack.boundary.difference(band))
 
 
 def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
@@ -433,11 +430,8 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
             index.same_place(clue.subject, hit.item, seen) for seen in named
         ):
             named.append(hit.item)
-    cells = _cells()
     if not named:
         return "unknown_place"
-    if cells is None:
-        return "no_map_data"
     among = [hit.item for hit in rows]
     area = shapely.union_all(
         [cells.place_cell(index, clue.subject, place, among=among) for place in named]
