@@ -1,0 +1,380 @@
+"""Areas of the map by nearest feature: Voronoi cells of places and streets, distance bands
+and divisions, for turning matching, measuring and tentacle answers into regions.
+
+Everything is lon/lat in and out, clipped to the map's boundary. The work is done in the
+pack's azimuthal equidistant projection (``MapIndex.projection``):
+
+- Every feature of a kind becomes sample points: a point is itself, a line or a polygon's
+  outline is split every :data:`SPACING_M` metres. ``shapely.voronoi_polygons`` of the
+  samples, labelled by place, gives each place its cells; their union is the place's cell.
+  This is built once per (index, kind) and kept in a bounded cache.
+- The projection bends bisectors (its scale reaches ~1.004 at 1000 km from the centre) and
+  samples stand in for whole lines, so each vertex of a cell's outline (split every
+  :data:`EDGE_M` metres first) is then moved onto the geodesic bisector by a few Newton
+  steps on "geodesic distance to my place minus distance to the rival place", measured as
+  ``MapIndex.nearest`` measures it (points exactly; lines and polygons from their nearest
+  point). Where three places meet the vertex is solved on both bisectors at once. On a
+  map small enough that the projection cannot move a bisector by :data:`EXACT_M`, cells of
+  point features skip this step.
+
+The outline is then exact at its vertices; between two vertices it strays from the true
+bisector by the bisector's curvature over at most :data:`EDGE_M` (well under 0.1 m for
+points, and near a line's end, where the bisector is a tight parabola, up to the sample
+spacing's share, which the tests bound by 1 m).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely import STRtree
+from shapely.geometry import Polygon, box
+from shapely.geometry.base import BaseGeometry
+
+from hideseek_chat.geo.distance import WGS84
+from hideseek_chat.geo.mappack import ROAD_KIND, Feature
+from hideseek_chat.geo.spatial import MapIndex
+
+#: Lines and polygon outlines are sampled this often (projected metres).
+SPACING_M = 10.0
+#: A cell's outline is split to edges this long before its vertices are made exact.
+EDGE_M = 2000.0
+#: Cells of points skip the exact step when the projection moves a bisector less than this.
+EXACT_M = 0.05
+#: How many (index, kind) diagrams and how many finished cells each diagram keeps.
+DIAGRAMS_KEPT = 32
+CELLS_KEPT = 512
+
+_EARTH_RADIUS_M = 6_371_008.8
+_NEWTON_STEPS = 3
+# Cells meeting at a vertex are found within this (projected metres; GEOS output rounding).
+_TOUCH_M = 1e-3
+
+
+class _Kept:
+    """A small thread-safe least-recently-used map (geo may not import chat's LRU)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._lock = threading.Lock()
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.cap:
+                self._items.popitem(last=False)
+
+
+_DIAGRAMS = _Kept(DIAGRAMS_KEPT)
+
+
+class _Diagram:
+    """The labelled Voronoi diagram of a set of features' samples, in the pack projection."""
+
+    def __init__(
+        self, index: MapIndex, features: Sequence[Feature], labels: Sequence[Hashable]
+    ) -> None:
+        self.index = index
+        self.projection = index.projection
+        self.features = list(features)
+        self.geometries = np.array(
+            [self.projection.geometry(f.geometry) for f in self.features], dtype=object
+        )
+        self.label_ids: dict[Hashable, int] = {}
+        feature_label = np.array(
+            [self.label_ids.setdefault(label, len(self.label_ids)) for label in labels],
+            dtype=np.int64,
+        )
+        self.feature_label = feature_label
+        self.is_point = np.array([g.geom_type == "Point" for g in self.geometries], dtype=bool)
+        self.point_xy = np.full((len(self.features), 2), np.nan)
+        for i, geometry in enumerate(self.geometries):
+            if self.is_point[i]:
+                self.point_xy[i] = (geometry.x, geometry.y)
+        self.point_lonlat = np.full((len(self.features), 2), np.nan)
+        for i, f in enumerate(self.features):
+            if self.is_point[i]:
+                self.point_lonlat[i] = (f.geometry.x, f.geometry.y)  # type: ignore[attr-defined]
+        self.polygonal = [
+            i for i, g in enumerate(self.geometries) if g.geom_type in ("Polygon", "MultiPolygon")
+        ]
+        xy, owner = _samples(self.geometries)
+        self.owner = owner
+        self.sample_label = feature_label[owner] if len(owner) else owner
+        minx, miny, maxx, maxy = index._boundary.bounds
+        margin = max(maxx - minx, maxy - miny) * 0.25 + 1000.0
+        self.frame = box(minx - margin, miny - margin, maxx + margin, maxy + margin)
+        if len(xy) >= 2:
+            cells = shapely.voronoi_polygons(
+                shapely.multipoints(xy), extend_to=self.frame, ordered=True
+            )
+            self.cells = np.asarray(shapely.get_parts(cells), dtype=object)
+        else:
+            self.cells = np.array([self.frame] * len(xy), dtype=object)
+        self.tree = STRtree(self.cells)
+        self.exact_points = _projection_shift_m(index) < EXACT_M
+        self._cells = _Kept(CELLS_KEPT)
+
+    def has_label(self, label: Hashable) -> bool:
+        return label in self.label_ids
+
+    def cell(self, label: Hashable) -> BaseGeometry:
+        """The label's cell in lon/lat, clipped to the boundary (empty if no such label)."""
+        cached = self._cells.get(label)
+        if cached is None:
+            cached = self._build(label)
+            self._cells.put(label, cached)
+        return cached  # type: ignore[no-any-return]
+
+    def _build(self, label: Hashable) -> BaseGeometry:
+        number = self.label_ids.get(label)
+        if number is None:
+            return Polygon()
+        mine = np.nonzero(self.sample_label == number)[0]
+        area = shapely.union_all(self.cells[mine])
+        own_features = np.nonzero(self.feature_label == number)[0]
+        if not (self.exact_points and self.is_point[own_features].all() and self.is_point.all()):
+            area = self._refine(area, number)
+        polygons = [self.geometries[i] for i in self.polygonal if self.feature_label[i] == number]
+        if polygons:
+            area = shapely.union_all([area, *polygons])
+        area = area.intersection(self.index._boundary)
+        area = shapely.segmentize(area, 1000.0)
+        return shapely.transform(area, self.projection.to_lonlat_array)
+
+    def _refine(self, area: BaseGeometry, number: int) -> BaseGeometry:
+        """Move the outline's vertices onto the geodesic bisectors (see the module doc)."""
+        area = shapely.segmentize(area, EDGE_M)
+
+        def move(coords: np.ndarray) -> np.ndarray:
+            return self._exact_vertices(coords, number)
+
+        moved = shapely.transform(area, move)
+        if not moved.is_valid:
+            moved = _polygonal(shapely.make_valid(moved))
+        return moved
+
+    def _exact_vertices(self, coords: np.ndarray, number: int) -> np.ndarray:
+        coords = np.array(coords, dtype=float)
+        points = shapely.points(coords)
+        vertex, cell = self.tree.query(points, predicate="dwithin", distance=_TOUCH_M)
+        if len(vertex) == 0:
+            return coords
+        feature = self.owner[cell]
+        label = self.feature_label[feature]
+        # One row per (vertex, feature) that meets it, measured once to pick the rivals.
+        pairs = np.unique(np.column_stack([vertex, feature]), axis=0)
+        vertex, feature = pairs[:, 0], pairs[:, 1]
+        label = self.feature_label[feature]
+        lonlat = self.projection.to_lonlat_array(coords[:, :2])
+        distance, _ = self._measure(coords[vertex, :2], lonlat[vertex], feature)
+        own = label == number
+        mine = _nearest_per_vertex(vertex[own], feature[own], distance[own], len(coords))
+        rival = _nearest_per_vertex(vertex[~own], feature[~own], distance[~own], len(coords))
+        # The second rival: the nearest feature of a third label.
+        rival_label = np.where(rival >= 0, self.feature_label[np.maximum(rival, 0)], -1)
+        third_rows = ~own & (label != rival_label[vertex])
+        second = _nearest_per_vertex(
+            vertex[third_rows], feature[third_rows], distance[third_rows], len(coords)
+        )
+        active = np.nonzero((mine >= 0) & (rival >= 0))[0]
+        if len(active) == 0:
+            return coords
+        triple = second[active] >= 0
+        xy = coords[active, :2].copy()
+        fmine, frival, fsecond = mine[active], rival[active], np.maximum(second[active], 0)
+        for _ in range(_NEWTON_STEPS):
+            ll = self.projection.to_lonlat_array(xy)
+            d_mine, u_mine = self._measure(xy, ll, fmine)
+            d_rival, u_rival = self._measure(xy, ll, frival)
+            g1 = u_mine - u_rival
+            f1 = d_mine - d_rival
+            step = _line_step(g1, f1)
+            if triple.any():
+                d_second, u_second = self._measure(xy[triple], ll[triple], fsecond[triple])
+                g2 = u_mine[triple] - u_second
+                f2 = d_mine[triple] - d_second
+                step[triple] = _point_step(g1[triple], f1[triple], g2, f2, step[triple])
+            # A step longer than the distances involved means no crossing near here.
+            limit = 0.5 * np.maximum(d_mine, d_rival) + SPACING_M
+            length = np.hypot(step[:, 0], step[:, 1])
+            step[length > limit] = 0.0
+            xy += step
+        coords[active, :2] = xy
+        return coords
+
+    def _measure(
+        self, xy: np.ndarray, lonlat: np.ndarray, feature: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Geodesic distance from each point (given projected and in lon/lat) to its
+        feature, and the projected unit vector from the feature's nearest point to it."""
+        near = self.point_xy[feature]
+        near_lonlat = self.point_lonlat[feature]
+        lines = ~self.is_point[feature]
+        if lines.any():
+            near = near.copy()
+            near_lonlat = near_lonlat.copy()
+            links = shapely.shortest_line(
+                self.geometries[feature[lines]], shapely.points(xy[lines])
+            )
+            near[lines] = shapely.get_coordinates(shapely.get_point(links, 0))
+            near_lonlat[lines] = self.projection.to_lonlat_array(near[lines])
+        distance = np.asarray(
+            WGS84.inv(lonlat[:, 0], lonlat[:, 1], near_lonlat[:, 0], near_lonlat[:, 1])[2],
+            dtype=float,
+        )
+        offset = xy - near
+        length = np.hypot(offset[:, 0], offset[:, 1])
+        unit = np.divide(offset, length[:, None], out=np.zeros_like(offset),
+                         where=length[:, None] > 0)
+        return distance, unit
+
+
+def place_cell(
+    index: MapIndex, kind: str, place: Feature, among: Sequence[Feature] | None = None
+) -> BaseGeometry:
+    """Return where ``place``'s place is the nearest place of ``kind`` (lon/lat, in the map).
+
+    ``place`` must be one of the index's features of ``kind``. ``among`` limits the rivals
+    to these features' places (a tentacle's places within reach); every row of each place
+    counts, as ``MapIndex.same_place`` groups them.
+    """
+    layer = index._layer(kind)
+    places = layer.places
+    own = _place_number(layer.items, places, place)
+    if among is None:
+        diagram = _diagram(
+            index, ("kind", kind), lambda: (layer.items, [places[id(f)] for f in layer.items])
+        )
+        return diagram.cell(own)
+    wanted = {own} | {_place_number(layer.items, places, f) for f in among}
+    rows = [f for f in layer.items if places[id(f)] in wanted]
+    key = ("among", kind, frozenset(wanted))
+    diagram = _diagram(index, key, lambda: (rows, [places[id(f)] for f in rows]))
+    return diagram.cell(own)
+
+
+def street_cell(index: MapIndex, name: str) -> BaseGeometry:
+    """Return where the nearest named road is called ``name`` (any case; lon/lat, in the map);
+    empty when no road has that name."""
+    layer = index._layer(ROAD_KIND, named_only=True)
+    diagram = _diagram(
+        index,
+        ("street",),
+        lambda: (layer.items, [_street_key(f.name) for f in layer.items]),
+    )
+    return diagram.cell(_street_key(name))
+
+
+def _street_key(name: str) -> str:
+    return name.casefold()
+
+
+def _diagram(
+    index: MapIndex,
+    key: tuple[Hashable, ...],
+    rows: Callable[[], tuple[Sequence[Feature], Sequence[Hashable]]],
+) -> _Diagram:
+    full_key = (id(index), *key)
+    found = _DIAGRAMS.get(full_key)
+    if isinstance(found, _Diagram) and found.index is index:
+        return found
+    features, labels = rows()
+    diagram = _Diagram(index, features, labels)
+    _DIAGRAMS.put(full_key, diagram)
+    return diagram
+
+
+def _place_number(items: Sequence[Feature], places: dict[int, int], feature: Feature) -> int:
+    number = places.get(id(feature))
+    if number is not None:
+        return number
+    for item in items:  # an equal feature from another copy of the pack
+        if item == feature:
+            return places[id(item)]
+    raise ValueError(f"not a feature of this map: {feature.name!r}")
+
+
+def _samples(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points of every geometry (x, y) and the geometry each belongs to."""
+    chunks: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
+    for i, geometry in enumerate(geometries):
+        if geometry.geom_type in ("Polygon", "MultiPolygon"):
+            geometry = geometry.boundary
+        coords = shapely.get_coordinates(shapely.segmentize(geometry, SPACING_M))
+        chunks.append(coords)
+        owners.append(np.full(len(coords), i, dtype=np.int64))
+    if not chunks:
+        return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
+    xy = np.concatenate(chunks)
+    owner = np.concatenate(owners)
+    # Shared vertices (two roads meeting) would be one Voronoi site: keep the first.
+    _, first = np.unique(np.round(xy, 3), axis=0, return_index=True)
+    first.sort()
+    return xy[first], owner[first]
+
+
+def _nearest_per_vertex(
+    vertex: np.ndarray, feature: np.ndarray, distance: np.ndarray, count: int
+) -> np.ndarray:
+    """For each vertex, the feature of the nearest row (-1 where it has no row)."""
+    best = np.full(count, -1, dtype=np.int64)
+    if len(vertex):
+        order = np.lexsort((distance, vertex))
+        vertex, feature = vertex[order], feature[order]
+        first = np.ones(len(vertex), dtype=bool)
+        first[1:] = vertex[1:] != vertex[:-1]
+        best[vertex[first]] = feature[first]
+    return best
+
+
+def _line_step(g: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """The Newton step onto one bisector: along the gradient, by f / |g|."""
+    norm = (g * g).sum(axis=1)
+    scale = np.divide(-f, norm, out=np.zeros_like(f), where=norm > 1e-9)
+    return g * scale[:, None]
+
+
+def _point_step(
+    g1: np.ndarray, f1: np.ndarray, g2: np.ndarray, f2: np.ndarray, fallback: np.ndarray
+) -> np.ndarray:
+    """The Newton step onto two bisectors at once (where three places meet)."""
+    det = g1[:, 0] * g2[:, 1] - g1[:, 1] * g2[:, 0]
+    ok = np.abs(det) > 1e-6
+    safe = np.where(ok, det, 1.0)
+    dx = (-f1 * g2[:, 1] + f2 * g1[:, 1]) / safe
+    dy = (-g1[:, 0] * f2 + g2[:, 0] * f1) / safe
+    return np.where(ok[:, None], np.column_stack([dx, dy]), fallback)
+
+
+def _projection_shift_m(index: MapIndex) -> float:
+    """How far the projection can move a bisector of two points of this map (metres)."""
+    reach = index.projection.radius_m
+    angle = reach / _EARTH_RADIUS_M
+    # Scale grows as angle / sin(angle) ~ 1 + angle**2 / 6 across a pair at most 2 * reach
+    # apart; the ellipsoid adds a little, hence the factor 2.
+    return 2.0 * 2 * reach * angle**2 / 6
+
+
+def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
+    parts = [g for g in shapely.get_parts(geometry) if g.geom_type in ("Polygon", "MultiPolygon")]
+    if not parts:
+        return Polygon()
+    return shapely.union_all(parts)
+
+
