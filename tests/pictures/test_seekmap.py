@@ -228,3 +228,30 @@ def test_the_zone_picture_shows_the_disc_its_station_and_roads() -> None:
 def test_the_zone_picture_on_tiles(tiles: TileClient) -> None:
     image = decode(zone_picture(PACK, 47.05, 8.1, 500.0, "Zentrum", size=SIZE, tiles=tiles))
     assert near(image.getpixel((8, 8)), blend(TILE, fr.HALO, fr.TILE_WASH))
+
+
+def test_a_real_seekers_map_is_drawn() -> None:
+    from datetime import UTC, datetime
+
+    from hideseek_chat.geo import MapIndex, Pin, distance_m, load_map_pack
+    from hideseek_chat.geo.seeking import Clue, seeker_map
+
+    pack = load_map_pack("stillwater")
+    centre = pack.stations[0]
+    pin = Pin(centre.lat, centre.lon, datetime(2026, 5, 1, 12, tzinfo=UTC))
+    radar = Clue(1, "radar", answer="yes", distance_m=1_500.0, seeker=pin)
+    view = seeker_map(MapIndex(pack), [radar], 400.0)
+    assert view.candidates and len(view.candidates) < len(pack.stations)
+    data = seekers_picture(view, [("Ann", pin.lat, pin.lon)], size=SIZE, pack=pack)
+    assert data == seekers_picture(view, [("Ann", pin.lat, pin.lon)], size=SIZE, pack=pack)
+    image, frame = decode(data), seekers_frame(view, SIZE)
+    assert at(image, frame, pin.lat, pin.lon) == PIN
+    farthest = max(view.candidates, key=lambda s: distance_m(pin.lat, pin.lon, s.lat, s.lon))
+    assert at(image, frame, farthest.lat, farthest.lon) == STATION
+    gone = next(
+        s for s in pack.stations if distance_m(pin.lat, pin.lon, s.lat, s.lon) > 4_000
+    )  # a station well beyond the radar: shaded, no dot
+    shaded = at(image, frame, gone.lat, gone.lon)
+    assert any(
+        near(shaded, blend(under, ELIMINATED, ELIMINATED_ALPHA)) for under in (fr.LAND, fr.ROAD)
+    )
