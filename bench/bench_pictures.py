@@ -3,9 +3,10 @@
 Draws the 1024x1024 seekers' map of a generated 8,500-station pack (60 by 45 km, 4,000
 roads, the remaining area cut by ten circles and a half-plane) three ways: on the pack's
 vectors (no tile fetch), on tiles from a local fake tile server already in the disk cache,
-and the hider's 768x768 zone picture. Prints p50/p99 against a floor measured in the same
-run: encoding a blank 1024x1024 picture as PNG the same way (the least any picture
-costs).
+and the hider's 768x768 zone picture; then the seekers' maps that geo.seeking.seeker_map
+works out on bench_seeking's 8,500-station country after 10 and 40 truthful answers.
+Prints p50/p99 against a floor measured in the same run: encoding a blank 1024x1024
+picture as PNG the same way (the least any picture costs).
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ from hideseek_chat.pictures.seekmap import seekers_picture, zone_picture
 from hideseek_chat.pictures.tiles import TileClient
 from hideseek_chat.rules.ruleset import HiderPosition
 from tests.pictures.fakes import FakeTiles
+
+try:  # the geometry of issue 19 (bench_seeking's country and its truthful answers)
+    from bench.bench_seeking import ZONE_M, _answer, _answered, _question
+    from hideseek_chat.geo import MapIndex
+    from hideseek_chat.geo.seeking import seeker_map
+    from tests.geo.synthetic import country_pack
+except ImportError:  # pragma: no cover - a branch without it
+    country_pack = None  # type: ignore[assignment]
 
 TARGET_MS = 300.0
 
@@ -132,6 +141,21 @@ def main() -> None:
         )
         assert len(server.requests) == fetched, "the cached runs fetched tiles"
         print(f"  ({fetched} tiles fetched once, none after)")
+    if country_pack is not None:
+        country = country_pack()
+        index = MapIndex(country)
+        rng = random.Random(19)
+        hider = rng.choice(country.stations)
+        questions = [_question(index, ref, rng) for ref in range(40)]
+        clues = [_answered(q, _answer(index, q, hider)) for q in questions]
+        for answers in (10, 40):
+            real = seeker_map(index, clues[:answers], ZONE_M)
+            timed(
+                f"seeker_map, {answers} answers ({len(real.candidates)} left)",
+                lambda real=real: seekers_picture(real, pins, pack=country),
+                runs,
+                floor,
+            )
     station = pack.stations[0]
     timed(
         "zone 768, vectors",
