@@ -214,10 +214,23 @@ def _disc(radius: float) -> np.ndarray:
     return np.column_stack([dx[inside], dy[inside]]).astype(np.int64)
 
 
-def label(draw: ImageDraw.ImageDraw, at: tuple[float, float], text: str, size: int) -> None:
-    """Write a name beside a mark, haloed so it reads on any background."""
+def label(
+    draw: ImageDraw.ImageDraw, frame: Frame, at: tuple[float, float], gap: float, text: str,
+    size: int,
+) -> None:
+    """Write a name ``gap`` pixels right of a mark (left of it near the right edge), haloed
+    so it reads on any background."""
+    face = font(size)
+    x, y = at
+    right = x + gap + draw.textlength(text, font=face) + 4 <= frame.size
     draw.text(
-        at, text, fill=INK, font=font(size), anchor="lm", stroke_width=3, stroke_fill=HALO
+        (x + gap if right else x - gap, y),
+        text,
+        fill=INK,
+        font=face,
+        anchor="lm" if right else "rm",
+        stroke_width=3,
+        stroke_fill=HALO,
     )
 
 

@@ -116,8 +116,8 @@ def zone_picture(
     here = np.array([point_world(lat, lon)])
     image = fr.dots(image, frame, here, max(6, size // 90), ZONE, fr.HALO)
     draw = ImageDraw.Draw(image)
-    x, y = frame.pixel(lat, lon)
-    fr.label(draw, (x + max(10, size // 70), y), station_name, max(14, size // 45))
+    fr.label(draw, frame, frame.pixel(lat, lon), max(10, size // 70), station_name,
+             max(14, size // 45))
     fr.scale_bar(draw, frame)
     fr.attribution(draw, frame, credit)
     return fr.png(image)
@@ -151,8 +151,7 @@ def _pins(
             (x - radius, y - radius, x + radius, y + radius), fill=PIN, outline=PIN_RING, width=2
         )
     for name, lat, lon in pins:
-        x, y = frame.pixel(lat, lon)
-        fr.label(draw, (x + radius + 4, y), name, max(13, frame.size // 55))
+        fr.label(draw, frame, frame.pixel(lat, lon), radius + 4, name, max(13, frame.size // 55))
 
 
 def _dot_radius(count: int, size: int) -> float:

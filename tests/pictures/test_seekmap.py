@@ -255,3 +255,14 @@ def test_a_real_seekers_map_is_drawn() -> None:
     assert any(
         near(shaded, blend(under, ELIMINATED, ELIMINATED_ALPHA)) for under in (fr.LAND, fr.ROAD)
     )
+
+
+def test_a_label_near_the_right_edge_goes_left_of_its_pin() -> None:
+    view = seeker_map(WEST)
+    frame = seekers_frame(view, SIZE)
+    pin = ("Annabel", 47.05, 8.199)
+    image = decode(seekers_picture(view, [pin], size=SIZE))
+    x, y = frame.pixel(pin[1], pin[2])
+    assert x > SIZE - 40
+    left = image.crop((int(x) - 60, int(y) - 6, int(x) - 12, int(y) + 6))
+    assert any(max(p) < 80 for p in colours(left))
