@@ -8,6 +8,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
@@ -266,3 +268,24 @@ def test_a_label_near_the_right_edge_goes_left_of_its_pin() -> None:
     assert x > SIZE - 40
     left = image.crop((int(x) - 60, int(y) - 6, int(x) - 12, int(y) + 6))
     assert any(max(p) < 80 for p in colours(left))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    west=st.floats(8.0, 8.15),
+    south=st.floats(47.0, 47.07),
+    width=st.floats(0.02, 0.05),
+    height=st.floats(0.015, 0.03),
+)
+def test_inside_any_remaining_box_is_clear_and_around_it_is_shaded(
+    west: float, south: float, width: float, height: float
+) -> None:
+    remaining = box(west, south, west + width, south + height)
+    view = seeker_map(remaining)
+    image, frame = decode(seekers_picture(view, [], size=SIZE)), seekers_frame(view, SIZE)
+    assert at(image, frame, south + height / 2, west + width / 2) == fr.LAND
+    shaded = blend(fr.LAND, ELIMINATED, ELIMINATED_ALPHA)
+    # Points of the boundary a few pixels outside the box, where there is room.
+    for lat, lon in ((south + height / 2, west - 0.006), (south + height + 0.005, west)):
+        if 8.003 < lon < 8.197 and 47.003 < lat < 47.097:
+            assert near(at(image, frame, lat, lon), shaded)
