@@ -12,11 +12,11 @@ edge is always on the right side.
 
 from __future__ import annotations
 
-import importlib
 import math
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
@@ -24,6 +24,7 @@ from pyproj import Transformer
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
+from hideseek_chat.geo import cells
 from hideseek_chat.geo.answers import DIVISION_SUBJECTS, STREET_SUBJECT
 from hideseek_chat.geo.distance import WGS84, distance_m
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
@@ -241,6 +242,67 @@ class Region:
     stations: frozenset[str] | None = None
     at_stations: AtStations | None = None
     near_stations: NearStations | None = None
+    #: ``stations`` as a mask over the pack's stations (:func:`station_table` order)
+    station_mask: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class StationTable:
+    """The pack's stations as arrays (lat, lon, projected points, name length, id), the
+    row of each id, and which rows each line stops at (filled on first use)."""
+
+    lats: np.ndarray
+    lons: np.ndarray
+    points: np.ndarray
+    lengths: np.ndarray
+    ids: np.ndarray
+    unrouted: np.ndarray
+    row: dict[str, int]
+    lines: dict[str, np.ndarray]
+    stations: np.ndarray  # the Station objects
+
+
+_TABLES: weakref.WeakKeyDictionary[MapIndex, StationTable] = weakref.WeakKeyDictionary()
+
+
+def station_table(index: MapIndex) -> StationTable:
+    """The station table of an index, built once and kept while the index lives."""
+    table = _TABLES.get(index)
+    if table is None:
+        stations = index.pack.stations
+        lats = np.array([s.lat for s in stations], dtype=float)
+        lons = np.array([s.lon for s in stations], dtype=float)
+        xy = index.projection._project_array(np.column_stack([lons, lats]))
+        table = StationTable(
+            lats, lons, shapely.points(xy),
+            np.array([len(s.name) for s in stations], dtype=int),
+            np.array([s.id for s in stations], dtype=object),
+            np.array([not s.routes for s in stations], dtype=bool),
+            {s.id: n for n, s in enumerate(stations)},
+            {},
+            _objects(stations),
+        )
+        _TABLES[index] = table
+    return table
+
+
+def _objects(items: Sequence[object]) -> np.ndarray:
+    array = np.empty(len(items), dtype=object)
+    array[:] = items
+    return array
+
+
+def _line_mask(index: MapIndex, line: str) -> np.ndarray:
+    table = station_table(index)
+    key = line.strip().casefold()
+    if key not in table.lines:
+        table.lines[key] = np.array([s.serves(key) for s in index.pack.stations], dtype=bool)
+    return table.lines[key]
+
+
+def _stations_region(index: MapIndex, mask: np.ndarray) -> Region:
+    ids = station_table(index).ids[mask]
+    return Region(None, frozenset(ids.tolist()), station_mask=mask)
 
 
 def _distances(lat: float, lon: float, lats: np.ndarray, lons: np.ndarray) -> np.ndarray:
@@ -286,17 +348,27 @@ def thermometer_region(
     return Region(keep, at_stations=at)
 
 
-def reach_of(boundary: BaseGeometry, lat: float, lon: float) -> float:
-    """The geodesic distance from a point to the farthest corner of the boundary's hull."""
-    hull = shapely.get_coordinates(boundary.convex_hull)
-    return float(_distances(lat, lon, hull[:, 1], hull[:, 0]).max())
+def reach_of(bounds: tuple[float, float, float, float], lat: float, lon: float) -> float:
+    """The geodesic distance from a point to the farthest corner or edge middle of a lon/lat
+    box (``bounds`` as shapely gives them)."""
+    west, south, east, north = bounds
+    lons = np.array([west, east, west, east, west, east, (west + east) / 2, (west + east) / 2])
+    mid = (south + north) / 2
+    lats = np.array([south, south, north, north, mid, mid, south, north])
+    return float(_distances(lat, lon, lats, lons).max())
 
 
 # ---------------------------------------------------------------- the rule per category
 
 
-def clue_region(index: MapIndex, clue: Clue) -> Region | str:
-    """The region one clue stands for, or the reason code it cannot become one."""
+def clue_region(
+    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None = None
+) -> Region | str:
+    """The region one clue stands for, or the reason code it cannot become one.
+
+    Regions are exact within ``bounds`` (lon/lat; the boundary's by default): pass the part
+    of the map still in play to spare drawing curves across the rest of it.
+    """
     if clue.void:
         return clue.void
     if clue.category == Category.PHOTO:
@@ -320,8 +392,8 @@ def clue_region(index: MapIndex, clue: Clue) -> Region | str:
         if distance_m(*seeker, *end) == 0.0:
             return "not_far_enough"
         mid = _midpoint(*seeker, *end)
-        return thermometer_region(seeker, end, clue.answer == "hotter",
-                                  reach_of(boundary, *mid))
+        reach = reach_of(bounds or boundary.bounds, *mid)
+        return thermometer_region(seeker, end, clue.answer == "hotter", reach)
     if clue.answer == NULL_ANSWER:
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)
@@ -334,12 +406,10 @@ def clue_region(index: MapIndex, clue: Clue) -> Region | str:
     return "unsupported_category"
 
 
-def _cells() -> Any:
-    """The Voronoi cells and distance bands (``geo.cells``), built on a branch of their own."""
-    try:
-        return importlib.import_module("hideseek_chat.geo.cells")
-    except ImportError:
-        return None
+def _distance_band(index: MapIndex, kind: str, within_m: float) -> BaseGeometry | None:
+    """The points within ``within_m`` of a feature of ``kind`` (``geo.cells``), when built."""
+    band = getattr(cells, "distance_band", None)
+    return None if band is None else band(index, kind, within_m)
 
 
 def _matching(index: MapIndex, clue: Clue) -> Region | str:
@@ -353,15 +423,15 @@ def _matching(index: MapIndex, clue: Clue) -> Region | str:
         if not line:
             return "needs_line"
         # A station with no lines on the map was answered by hand: it stays either way.
-        kept = {s.id for s in pack.stations if not s.routes or s.serves(line) == same}
-        return Region(None, frozenset(kept))
+        serves = _line_mask(index, line)
+        table = station_table(index)
+        return _stations_region(index, table.unrouted | (serves == same))
     if clue.subject == "station-name-length":
         near = index.nearest_station(clue.seeker.lat, clue.seeker.lon)
         if near is None:
             return "no_map_data"
-        length = len(near.item.name)
-        kept = {s.id for s in pack.stations if (len(s.name) == length) == same}
-        return Region(None, frozenset(kept))
+        lengths = station_table(index).lengths
+        return _stations_region(index, (lengths == len(near.item.name)) == same)
     if clue.subject in DIVISION_SUBJECTS:
         if not index.has_data_for(clue.subject):
             return "no_map_data"
@@ -369,19 +439,18 @@ def _matching(index: MapIndex, clue: Clue) -> Region | str:
         if division is None:
             return "not_in_any_division"
         return _inside_or_not(pack.boundary, division.geometry, same)
-    cells = _cells()
     if clue.subject == STREET_SUBJECT:
         if not index.has_data_for(ROAD_KIND):
             return "no_map_data"
         road = index.nearest_named(ROAD_KIND, clue.seeker.lat, clue.seeker.lon)
-        if road is None or cells is None:
+        if road is None:
             return "no_map_data"
         return _inside_or_not(pack.boundary, cells.street_cell(index, road.item.name), same)
     if not index.has_data_for(clue.subject):
         return "no_map_data"
     place = index.nearest(clue.subject, clue.seeker.lat, clue.seeker.lon)
-    if place is None or cells is None:
-        return "no_map_data"
+    if place is None:
+        return "no_feature_in_boundary"
     cell = cells.place_cell(index, clue.subject, place.item)
     return _inside_or_not(pack.boundary, cell, same)
 
@@ -399,14 +468,14 @@ def _measuring(index: MapIndex, clue: Clue) -> Region | str:
     if not index.has_data_for(clue.subject):
         return "no_map_data"
     near = index.nearest(clue.subject, clue.seeker.lat, clue.seeker.lon)
-    cells = _cells()
-    if near is None or cells is None:
-        return "no_map_data"
+    if near is None:
+        return "no_feature_in_boundary"
     # Closer means strictly nearer than the seeker's nearest; further is the rest.
     if clue.answer == "closer":
-        return Region(cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M))
-    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
-    return Region(index.pack.boundary.difference(band))
+        band = _distance_band(index, clue.subject, near.distance_m + MARGIN_M)
+        return "no_map_data" if band is None else Region(band)
+    band = _distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
+    return "no_map_data" if band is None else Region(index.pack.boundary.difference(band))
 
 
 def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
@@ -433,11 +502,8 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
             index.same_place(clue.subject, hit.item, seen) for seen in named
         ):
             named.append(hit.item)
-    cells = _cells()
     if not named:
         return "unknown_place"
-    if cells is None:
-        return "no_map_data"
     among = [hit.item for hit in rows]
     area = shapely.union_all(
         [cells.place_cell(index, clue.subject, place, among=among) for place in named]

@@ -10,9 +10,8 @@ strays less than a metre from the geodesic curve it stands for.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import shapely
@@ -21,7 +20,13 @@ from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.mappack import Station
 from hideseek_chat.geo.pins import Pin
-from hideseek_chat.geo.regions import Region, clue_region, covers_lonlat
+from hideseek_chat.geo.regions import (
+    Region,
+    StationTable,
+    clue_region,
+    covers_lonlat,
+    station_table,
+)
 from hideseek_chat.geo.spatial import MapIndex
 from hideseek_chat.rules.ruleset import HiderPosition
 
@@ -90,6 +95,8 @@ class SeekerMap:
     not_applied: tuple[NotApplied, ...]
     zone_radius_m: float
     basis: HiderPosition
+    #: the candidates' rows in ``MapIndex.pack.stations`` (None: found from ``candidates``)
+    rows: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 def seeker_map(
@@ -115,13 +122,15 @@ def seeker_map(
 
 def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
     """Return ``previous`` narrowed by one more clue (cheaper than from scratch)."""
-    region = clue_region(index, clue)
+    table = station_table(index)
+    region = clue_region(index, clue, _in_play(previous, table))
     if isinstance(region, str):
         return replace(previous, not_applied=(*previous.not_applied, NotApplied(clue.ref, region)))
     remaining = previous.remaining
     if region.keep is not None:
         remaining = _polygonal(shapely.intersection(remaining, region.keep))
     kept = _kept(index, previous, region)
+    rows = _rows(previous, table.row)[kept]
     applied = Applied(
         clue.ref, region.keep if region.keep is not None or region.stations is not None
         else previous.boundary, region.stations,
@@ -129,8 +138,9 @@ def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
     return replace(
         previous,
         remaining=remaining,
-        candidates=tuple(s for s, keep in zip(previous.candidates, kept, strict=True) if keep),
+        candidates=tuple(table.stations[rows].tolist()),
         applied=(*previous.applied, applied),
+        rows=rows,
     )
 
 
@@ -142,14 +152,14 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
     and may have moved inside it since: a station stays when its disc meets this region,
     each clue on its own (see docs/geo.md, "Seekers' map").
     """
-    stations = view.candidates
-    kept = np.ones(len(stations), dtype=bool)
-    if region.stations is not None:
-        kept &= np.fromiter((s.id in region.stations for s in stations), bool, len(stations))
+    table = station_table(index)
+    rows = _rows(view, table.row)
+    kept = np.ones(len(rows), dtype=bool)
+    if region.station_mask is not None:
+        kept &= region.station_mask[rows]
     if region.keep is None or not kept.any():
         return kept
-    table = _table(index)
-    rows = np.fromiter((table.row[s.id] for s in stations), np.intp, len(stations))[kept]
+    rows = rows[kept]
     lats, lons = table.lats[rows], table.lons[rows]
     if view.basis == HiderPosition.STATION:
         if region.at_stations is not None:
@@ -170,29 +180,30 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
     return kept
 
 
-@dataclass(frozen=True)
-class _Table:
-    """The pack's stations as arrays: lat, lon, projected points, row by station id."""
+def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float, float]:
+    """A lon/lat box holding the remaining area and every candidate's zone: no later
+    answer can matter outside it."""
+    rows = _rows(view, table.row)
+    boxes = [view.remaining.bounds] if not view.remaining.is_empty else []
+    if len(rows):
+        lats, lons = table.lats[rows], table.lons[rows]
+        # A degree of latitude is >= 110 km; of longitude, cos(lat) times that.
+        pad_lat = view.zone_radius_m / 110_000.0
+        widest = float(np.abs(lats).max()) + pad_lat
+        pad_lon = min(180.0, pad_lat / max(np.cos(np.radians(min(widest, 89.0))), 1e-6))
+        boxes.append((float(lons.min()) - pad_lon, float(lats.min()) - pad_lat,
+                      float(lons.max()) + pad_lon, float(lats.max()) + pad_lat))
+    if not boxes:
+        return view.boundary.bounds
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
 
-    lats: np.ndarray
-    lons: np.ndarray
-    points: np.ndarray
-    row: dict[str, int]
 
-
-_TABLES: weakref.WeakKeyDictionary[MapIndex, _Table] = weakref.WeakKeyDictionary()
-
-
-def _table(index: MapIndex) -> _Table:
-    if index not in _TABLES:
-        stations = index.pack.stations
-        lats = np.array([s.lat for s in stations], dtype=float)
-        lons = np.array([s.lon for s in stations], dtype=float)
-        xy = index.projection._project_array(np.column_stack([lons, lats]))
-        _TABLES[index] = _Table(
-            lats, lons, shapely.points(xy), {s.id: n for n, s in enumerate(stations)}
-        )
-    return _TABLES[index]
+def _rows(view: SeekerMap, row: dict[str, int]) -> np.ndarray:
+    """The candidates' rows in the pack's station table."""
+    if view.rows is not None:
+        return view.rows
+    return np.fromiter((row[s.id] for s in view.candidates), np.intp, len(view.candidates))
 
 
 def _polygonal(geometry: BaseGeometry) -> BaseGeometry:

@@ -59,8 +59,9 @@ def seekers_picture(
     ``pack`` (the game's map) adds its roads to a vector basemap and its attribution.
     """
     frame = seekers_frame(view, size)
-    inside = fr.area_mask(frame, polygons_world(view.boundary))
-    image, credit = _basemap(frame, inside, tiles, pack, road_width=1)
+    boundary = polygons_world(view.boundary)
+    inside = fr.area_mask(frame, boundary)
+    image, credit = _basemap(frame, boundary, tiles, pack, road_width=1)
     remaining = polygons_world(view.remaining)
     image = fr.shade(
         image, fr.without(inside, fr.area_mask(frame, remaining)), ELIMINATED, ELIMINATED_ALPHA
@@ -69,7 +70,10 @@ def seekers_picture(
     fr.outline(draw, frame, lines_world([view.boundary]), fr.BOUNDARY, 2)
     fr.outline(draw, frame, [ring for rings in remaining for ring in rings], REMAINING, 3)
     candidates = stations_world([(s.lat, s.lon) for s in view.candidates])
-    fr.dots(draw, frame, candidates, _dot_radius(len(candidates), size), STATION, fr.HALO)
+    image = fr.dots(
+        image, frame, candidates, _dot_radius(len(candidates), size), STATION, fr.HALO
+    )
+    draw = ImageDraw.Draw(image)
     _pins(draw, frame, pins)
     fr.scale_bar(draw, frame)
     fr.attribution(draw, frame, credit)
@@ -103,17 +107,17 @@ def zone_picture(
     ``lat``/``lon``, the station named, the stations and roads around."""
     disc = geodesic_circle_world(lat, lon, radius_m)
     frame = zone_frame(lat, lon, radius_m, size)
-    inside = fr.area_mask(frame, polygons_world(pack.boundary))
-    image, credit = _basemap(frame, inside, tiles, pack, road_width=2)
+    image, credit = _basemap(frame, polygons_world(pack.boundary), tiles, pack, road_width=2)
     image = fr.shade(image, fr.area_mask(frame, [[disc]]), ZONE, ZONE_ALPHA)
     draw = ImageDraw.Draw(image)
     fr.outline(draw, frame, lines_world([pack.boundary]), fr.BOUNDARY, 2)
     fr.outline(draw, frame, [disc], ZONE, 3)
-    fr.dots(draw, frame, _stations(pack), max(3, size // 200), OTHER_STATION, fr.HALO)
+    image = fr.dots(image, frame, _stations(pack), max(3, size // 200), OTHER_STATION, fr.HALO)
     here = np.array([point_world(lat, lon)])
-    fr.dots(draw, frame, here, max(6, size // 90), ZONE, fr.HALO)
-    x, y = frame.pixel(lat, lon)
-    fr.label(draw, (x + max(10, size // 70), y), station_name, max(14, size // 45))
+    image = fr.dots(image, frame, here, max(6, size // 90), ZONE, fr.HALO)
+    draw = ImageDraw.Draw(image)
+    fr.label(draw, frame, frame.pixel(lat, lon), max(10, size // 70), station_name,
+             max(14, size // 45))
     fr.scale_bar(draw, frame)
     fr.attribution(draw, frame, credit)
     return fr.png(image)
@@ -121,7 +125,7 @@ def zone_picture(
 
 def _basemap(
     frame: fr.Frame,
-    inside: Image.Image,
+    boundary: Sequence[Sequence[np.ndarray]],
     tiles: TileClient | None,
     pack: MapPack | None,
     road_width: int,
@@ -131,9 +135,9 @@ def _basemap(
         image = fr.tile_basemap(frame, tiles)
         if image is not None:
             return image, tiles.attribution
-    roads = _roads(pack) if pack is not None else []
+    roads = _roads(pack) if pack is not None else None
     credit = pack.attribution if pack is not None else ""
-    return fr.vector_basemap(frame, inside, roads, road_width), credit
+    return fr.vector_basemap(frame, boundary, roads, road_width), credit
 
 
 def _pins(
@@ -147,8 +151,7 @@ def _pins(
             (x - radius, y - radius, x + radius, y + radius), fill=PIN, outline=PIN_RING, width=2
         )
     for name, lat, lon in pins:
-        x, y = frame.pixel(lat, lon)
-        fr.label(draw, (x + radius + 4, y), name, max(13, frame.size // 55))
+        fr.label(draw, frame, frame.pixel(lat, lon), radius + 4, name, max(13, frame.size // 55))
 
 
 def _dot_radius(count: int, size: int) -> float:
@@ -163,21 +166,21 @@ def _dot_radius(count: int, size: int) -> float:
 
 # A pack's roads and stations in world units, worked out once per pack: a big map has
 # thousands of roads, and the pack is immutable.
-_PROJECTED: dict[int, tuple[weakref.ref[MapPack], list[np.ndarray], np.ndarray]] = {}
+_PROJECTED: dict[int, tuple[weakref.ref[MapPack], fr.Lines, np.ndarray]] = {}
 
 
-def _projected(pack: MapPack) -> tuple[list[np.ndarray], np.ndarray]:
+def _projected(pack: MapPack) -> tuple[fr.Lines, np.ndarray]:
     key = id(pack)
     found = _PROJECTED.get(key)
     if found is not None and found[0]() is pack:
         return found[1], found[2]
-    roads = lines_world(f.geometry for f in pack.features_of(ROAD_KIND))
+    roads = fr.Lines(lines_world(f.geometry for f in pack.features_of(ROAD_KIND)))
     stations = _station_points(pack.stations)
     _PROJECTED[key] = (weakref.ref(pack, lambda _: _PROJECTED.pop(key, None)), roads, stations)
     return roads, stations
 
 
-def _roads(pack: MapPack) -> list[np.ndarray]:
+def _roads(pack: MapPack) -> fr.Lines:
     return _projected(pack)[0]
 
 

@@ -5,7 +5,8 @@
 decoded Pillow image, or None when it cannot be had; it never raises for a server's fault.
 
 - every request names the app (``user_agent``, the same string Nominatim and Overpass get);
-- tiles are kept on disk (``cache_dir``) for as long as ``Cache-Control: max-age`` or
+- tiles are kept on disk (``cache_dir``; the last :data:`MEMORY_TILES` decoded ones in
+  memory too) for as long as ``Cache-Control: max-age`` or
   ``Expires`` says, and never less than :data:`MIN_CACHE_S` (7 days); an expired tile the
   server cannot refresh is still used;
 - one rate cap for all requests of the client (``rate_per_s``, default 2 a second) and at
@@ -28,6 +29,7 @@ import logging
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -46,6 +48,9 @@ DEFAULT_BACKOFF_S = 60.0
 #: The longest ``Retry-After`` believed (a server's typo must not switch tiles off for days).
 MAX_BACKOFF_S = 3600.0
 MAX_ZOOM = 19
+#: Decoded tiles kept in memory (some 200 kB each): one 1024-pixel picture needs up to 49,
+#: and the next picture of the same game needs the same ones.
+MEMORY_TILES = 64
 _MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*(\d+)", re.IGNORECASE)
 
 
@@ -132,6 +137,7 @@ class TileClient:
         self._cap = RateCap(rate_per_s, clock, sleep)
         self._blocked_until = -float("inf")
         self._lock = threading.Lock()
+        self._memory: OrderedDict[tuple[int, int, int], tuple[Image.Image, float]] = OrderedDict()
         # Tiles of different servers must not mix in one cache folder.
         self._cache_key = hashlib.sha1(url_template.encode()).hexdigest()[:12]
         self._http = httpx.Client(
@@ -168,6 +174,12 @@ class TileClient:
         return self.cache_dir / self._cache_key / str(z) / str(x) / f"{y}.tile"
 
     def _cached(self, z: int, x: int, y: int) -> tuple[Image.Image | None, bool]:
+        with self._lock:
+            kept = self._memory.get((z, x, y))
+            if kept is not None:
+                self._memory.move_to_end((z, x, y))
+        if kept is not None and self._now() < kept[1]:
+            return kept[0], True
         path = self._path(z, x, y)
         if path is None:
             return None, False
@@ -177,7 +189,17 @@ class TileClient:
         except (OSError, ValueError):
             return None, False
         image = _decode(body)
-        return image, image is not None and self._now() < expires
+        if image is None:
+            return None, False
+        self._remember(z, x, y, image, expires)
+        return image, self._now() < expires
+
+    def _remember(self, z: int, x: int, y: int, image: Image.Image, expires: float) -> None:
+        with self._lock:
+            self._memory[z, x, y] = (image, expires)
+            self._memory.move_to_end((z, x, y))
+            while len(self._memory) > MEMORY_TILES:
+                self._memory.popitem(last=False)
 
     def _store(self, z: int, x: int, y: int, body: bytes, keep_s: float) -> None:
         path = self._path(z, x, y)
@@ -220,7 +242,10 @@ class TileClient:
         if image is None:
             log.info("tile %s/%s/%s: not an image", z, x, y)
             return None
-        self._store(z, x, y, response.content, cache_seconds(response.headers, self._now()))
+        keep_s = cache_seconds(response.headers, self._now())
+        self._store(z, x, y, response.content, keep_s)
+        if self.cache_dir is not None:
+            self._remember(z, x, y, image, self._now() + keep_s)
         return image
 
     def _back_off(self, seconds: float, url: str, reason: str) -> None:

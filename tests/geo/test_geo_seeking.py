@@ -28,11 +28,11 @@ from hideseek_chat.geo import (
     answer_tentacle,
     answer_thermometer,
     answer_transit_line,
+    cells,
     load_map_pack,
 )
 from hideseek_chat.geo.regions import (
     MAX_SEGMENT_M,
-    _cells,
     bisector_side,
     geodesic_disc,
     radar_region,
@@ -290,12 +290,13 @@ def _scale(index: MapIndex) -> float:
 def _kinds(index: MapIndex) -> list[str]:
     kinds = ["radar", "thermometer", "transit-line", "station-name-length"]
     kinds += [f"matching:{k}" for k in ("admin-4", "admin-1") if index.has_data_for(k)]
-    if _cells() is not None:
-        for subject in ("school", "park", "restaurant"):
-            if index.has_data_for(subject):
-                kinds += [f"matching:{subject}", f"measuring:{subject}", f"tentacle:{subject}"]
-        if index.has_data_for("road"):
-            kinds.append("matching:street")
+    for subject in ("school", "park", "restaurant"):
+        if index.has_data_for(subject):
+            kinds += [f"matching:{subject}", f"tentacle:{subject}"]
+            if hasattr(cells, "distance_band"):
+                kinds.append(f"measuring:{subject}")
+    if index.has_data_for("road"):
+        kinds.append("matching:street")
     return kinds
 
 
@@ -329,7 +330,7 @@ def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None
     assert to_geojson(again) == to_geojson(view)
 
 
-GAMES = settings(max_examples=40, deadline=None,
+GAMES = settings(max_examples=int(__import__("os").environ.get("GAMES", "40")), deadline=None,
                  suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

@@ -8,6 +8,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
@@ -228,3 +230,62 @@ def test_the_zone_picture_shows_the_disc_its_station_and_roads() -> None:
 def test_the_zone_picture_on_tiles(tiles: TileClient) -> None:
     image = decode(zone_picture(PACK, 47.05, 8.1, 500.0, "Zentrum", size=SIZE, tiles=tiles))
     assert near(image.getpixel((8, 8)), blend(TILE, fr.HALO, fr.TILE_WASH))
+
+
+def test_a_real_seekers_map_is_drawn() -> None:
+    from datetime import UTC, datetime
+
+    from hideseek_chat.geo import MapIndex, Pin, distance_m, load_map_pack
+    from hideseek_chat.geo.seeking import Clue, seeker_map
+
+    pack = load_map_pack("stillwater")
+    centre = pack.stations[0]
+    pin = Pin(centre.lat, centre.lon, datetime(2026, 5, 1, 12, tzinfo=UTC))
+    radar = Clue(1, "radar", answer="yes", distance_m=1_500.0, seeker=pin)
+    view = seeker_map(MapIndex(pack), [radar], 400.0)
+    assert view.candidates and len(view.candidates) < len(pack.stations)
+    data = seekers_picture(view, [("Ann", pin.lat, pin.lon)], size=SIZE, pack=pack)
+    assert data == seekers_picture(view, [("Ann", pin.lat, pin.lon)], size=SIZE, pack=pack)
+    image, frame = decode(data), seekers_frame(view, SIZE)
+    assert at(image, frame, pin.lat, pin.lon) == PIN
+    farthest = max(view.candidates, key=lambda s: distance_m(pin.lat, pin.lon, s.lat, s.lon))
+    assert at(image, frame, farthest.lat, farthest.lon) == STATION
+    gone = next(
+        s for s in pack.stations if distance_m(pin.lat, pin.lon, s.lat, s.lon) > 4_000
+    )  # a station well beyond the radar: shaded, no dot
+    shaded = at(image, frame, gone.lat, gone.lon)
+    assert any(
+        near(shaded, blend(under, ELIMINATED, ELIMINATED_ALPHA)) for under in (fr.LAND, fr.ROAD)
+    )
+
+
+def test_a_label_near_the_right_edge_goes_left_of_its_pin() -> None:
+    view = seeker_map(WEST)
+    frame = seekers_frame(view, SIZE)
+    pin = ("Annabel", 47.05, 8.199)
+    image = decode(seekers_picture(view, [pin], size=SIZE))
+    x, y = frame.pixel(pin[1], pin[2])
+    assert x > SIZE - 40
+    left = image.crop((int(x) - 60, int(y) - 6, int(x) - 12, int(y) + 6))
+    assert any(max(p) < 80 for p in colours(left))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    west=st.floats(8.0, 8.15),
+    south=st.floats(47.0, 47.07),
+    width=st.floats(0.02, 0.05),
+    height=st.floats(0.015, 0.03),
+)
+def test_inside_any_remaining_box_is_clear_and_around_it_is_shaded(
+    west: float, south: float, width: float, height: float
+) -> None:
+    remaining = box(west, south, west + width, south + height)
+    view = seeker_map(remaining)
+    image, frame = decode(seekers_picture(view, [], size=SIZE)), seekers_frame(view, SIZE)
+    assert at(image, frame, south + height / 2, west + width / 2) == fr.LAND
+    shaded = blend(fr.LAND, ELIMINATED, ELIMINATED_ALPHA)
+    # Points of the boundary a few pixels outside the box, where there is room.
+    for lat, lon in ((south + height / 2, west - 0.006), (south + height + 0.005, west)):
+        if 8.003 < lon < 8.197 and 47.003 < lat < 47.097:
+            assert near(at(image, frame, lat, lon), shaded)

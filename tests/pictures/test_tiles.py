@@ -233,3 +233,16 @@ def test_retry_after_forms() -> None:
 def test_a_template_without_the_tile_numbers_is_refused() -> None:
     with pytest.raises(ValueError, match=r"\{x\}"):
         TileClient("https://tiles.example.org/{z}/tile.png", user_agent=USER_AGENT)
+
+
+def test_a_tile_kept_in_memory_expires_like_the_disk_copy(
+    server: FakeTiles, clock: FakeClock, tmp_path: Path
+) -> None:
+    tiles = client(server, clock, tmp_path)
+    tiles.tile(5, 3, 4)
+    clock.advance(6 * DAY)
+    tiles.tile(5, 3, 4)
+    assert len(server.requests) == 1
+    clock.advance(2 * DAY)
+    tiles.tile(5, 3, 4)
+    assert len(server.requests) == 2
