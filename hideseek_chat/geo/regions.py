@@ -223,10 +223,11 @@ def covers_lonlat(region: BaseGeometry, lats: np.ndarray, lons: np.ndarray) -> n
 # ---------------------------------------------------------------- clues -> regions
 
 
-#: Station lat and lon arrays -> which of those stations a clue keeps.
-AtStations = Callable[[np.ndarray, np.ndarray], np.ndarray]
+#: Stations as lat, lon, x and y arrays (x, y in ``MapIndex.projection``) -> which of
+#: them a clue keeps.
+AtStations = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 #: The same with a slack: kept when some point within ``slack`` metres of the station is.
-NearStations = Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+NearStations = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,8 @@ class StationTable:
 
     lats: np.ndarray
     lons: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
     points: np.ndarray
     lengths: np.ndarray
     ids: np.ndarray
@@ -274,7 +277,7 @@ def station_table(index: MapIndex) -> StationTable:
         lons = np.array([s.lon for s in stations], dtype=float)
         xy = index.projection._project_array(np.column_stack([lons, lats]))
         table = StationTable(
-            lats, lons, shapely.points(xy),
+            lats, lons, xy[:, 0].copy(), xy[:, 1].copy(), shapely.points(xy),
             np.array([len(s.name) for s in stations], dtype=int),
             np.array([s.id for s in stations], dtype=object),
             np.array([not s.routes for s in stations], dtype=bool),
@@ -312,37 +315,81 @@ def _distances(lat: float, lon: float, lats: np.ndarray, lons: np.ndarray) -> np
     return np.asarray(away, dtype=float)
 
 
-def radar_region(
-    boundary: BaseGeometry, lat: float, lon: float, radius_m: float, inside: bool
-) -> Region:
+def _projected(index: MapIndex, lat: float, lon: float) -> tuple[float, float, float]:
+    """A point's x, y in the index's projection and the scale bound ``k`` around it."""
+    projection = index.projection
+    point = projection.point(lat, lon)
+    return float(point.x), float(point.y), projection.scale_bound(lat, lon)
+
+
+def _within(
+    index: MapIndex, lat: float, lon: float, limit: float,
+    lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+) -> np.ndarray:
+    """Which stations are within ``limit`` (geodesic, the edge included) of a point."""
+    cx, cy, k = _projected(index, lat, lon)
+    p = np.hypot(xs - cx, ys - cy)
+    if math.isinf(k):
+        return _distances(lat, lon, lats, lons) <= limit
+    # Decided by the bounds when clear by a millimetre; measured when near the edge.
+    inside = k * p <= limit - 1e-3
+    unsure = ~inside & (p / k <= limit + 1e-3)
+    inside[unsure] = _distances(lat, lon, lats[unsure], lons[unsure]) <= limit
+    return inside
+
+
+def radar_region(index: MapIndex, lat: float, lon: float, radius_m: float, inside: bool) -> Region:
     """Within ``radius_m`` of the pin (on the edge counts as within), or beyond it."""
     if inside:
         keep: BaseGeometry = geodesic_disc(lat, lon, radius_m + SAG_M + MARGIN_M)
 
-        def near(lats: np.ndarray, lons: np.ndarray, slack: float) -> np.ndarray:
+        def near(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                 slack: float) -> np.ndarray:
             # Triangle inequality: a point within ``slack`` of the station is within the
             # circle only if the station is within radius + slack of its centre.
-            return _distances(lat, lon, lats, lons) <= radius_m + slack
+            return _within(index, lat, lon, radius_m + slack, lats, lons, xs, ys)
     else:
-        keep = boundary.difference(geodesic_disc(lat, lon, max(radius_m - MARGIN_M, 0.0)))
+        disc = geodesic_disc(lat, lon, max(radius_m - MARGIN_M, 0.0))
+        keep = index.pack.boundary.difference(disc)
 
-        def near(lats: np.ndarray, lons: np.ndarray, slack: float) -> np.ndarray:
-            return _distances(lat, lon, lats, lons) > radius_m - slack
+        def near(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                 slack: float) -> np.ndarray:
+            if slack >= radius_m:
+                return np.ones(len(lats), dtype=bool)
+            # Beyond ``radius - slack`` exactly: not within a hair less than that.
+            limit = radius_m - slack
+            return ~_within(index, lat, lon, limit, lats, lons, xs, ys)
 
-    return Region(keep, at_stations=lambda lats, lons: near(lats, lons, 0.0),
-                  near_stations=near)
+    def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        return near(lats, lons, xs, ys, 0.0)
+
+    return Region(keep, at_stations=at, near_stations=near)
 
 
 def thermometer_region(
-    start: tuple[float, float], end: tuple[float, float], hotter: bool, reach_m: float
+    index: MapIndex,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    hotter: bool,
+    reach_m: float,
 ) -> Region:
     """Strictly nearer the end pin than the start pin (hotter), or not (colder)."""
     keep = bisector_side(start, end, hotter, reach_m)
 
-    def at(lats: np.ndarray, lons: np.ndarray) -> np.ndarray:
-        before = _distances(*start, lats, lons)
-        after = _distances(*end, lats, lons)
-        nearer = after < before
+    def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        sx, sy, k_start = _projected(index, *start)
+        ex, ey, k_end = _projected(index, *end)
+        k = max(k_start, k_end)
+        if math.isinf(k):
+            nearer = _distances(*end, lats, lons) < _distances(*start, lats, lons)
+        else:
+            to_start = np.hypot(xs - sx, ys - sy)
+            to_end = np.hypot(xs - ex, ys - ey)
+            nearer = k * to_end < to_start / k - 1e-3
+            farther = to_end / k > k * to_start + 1e-3
+            unsure = ~nearer & ~farther
+            nearer[unsure] = _distances(*end, lats[unsure], lons[unsure]) < _distances(
+                *start, lats[unsure], lons[unsure])
         return nearer if hotter else ~nearer
 
     return Region(keep, at_stations=at)
@@ -382,7 +429,7 @@ def clue_region(
     if clue.category == Category.RADAR:
         if clue.distance_m is None or clue.answer not in ("yes", "no"):
             return "unreadable_answer"
-        return radar_region(boundary, *seeker, clue.distance_m, clue.answer == "yes")
+        return radar_region(index, *seeker, clue.distance_m, clue.answer == "yes")
     if clue.category == Category.THERMOMETER:
         if clue.end is None:
             return "no_seeker_pin"
@@ -393,7 +440,7 @@ def clue_region(
             return "not_far_enough"
         mid = _midpoint(*seeker, *end)
         reach = reach_of(bounds or boundary.bounds, *mid)
-        return thermometer_region(seeker, end, clue.answer == "hotter", reach)
+        return thermometer_region(index, seeker, end, clue.answer == "hotter", reach)
     if clue.answer == NULL_ANSWER:
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)
@@ -491,7 +538,7 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
             # Nothing in reach: "not in reach" would be the answer wherever the hider is.
             return Region(None)
         # Something in reach: the hider must be out of reach themselves.
-        return radar_region(index.pack.boundary, lat, lon, reach, inside=False)
+        return radar_region(index, lat, lon, reach, inside=False)
     if clue.answer != "named":
         return "unreadable_answer"
     wanted = (clue.detail or "").strip().casefold()
@@ -508,6 +555,6 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
     area = shapely.union_all(
         [cells.place_cell(index, clue.subject, place, among=among) for place in named]
     )
-    disc = radar_region(index.pack.boundary, lat, lon, reach, inside=True)
+    disc = radar_region(index, lat, lon, reach, inside=True)
     assert disc.keep is not None
     return Region(area.intersection(disc.keep))

@@ -160,14 +160,14 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
     if region.keep is None or not kept.any():
         return kept
     rows = rows[kept]
-    lats, lons = table.lats[rows], table.lons[rows]
+    lats, lons, xs, ys = table.lats[rows], table.lons[rows], table.xs[rows], table.ys[rows]
     if view.basis == HiderPosition.STATION:
         if region.at_stations is not None:
-            inside = region.at_stations(lats, lons)
+            inside = region.at_stations(lats, lons, xs, ys)
         else:
             inside = covers_lonlat(region.keep, lats, lons)
     elif region.near_stations is not None:
-        inside = region.near_stations(lats, lons, view.zone_radius_m)
+        inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
         projection = index.projection
         area = projection.geometry(region.keep)

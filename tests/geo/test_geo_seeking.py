@@ -110,12 +110,14 @@ def test_geodesic_disc_matches_brute_force(lat: float, lon: float, radius: float
 def test_radar_regions_keep_the_edge_as_yes(stillwater: MapIndex) -> None:
     boundary = stillwater.pack.boundary
     lat, lon, radius = 36.12, -97.07, 2_500.0
-    yes = radar_region(boundary, lat, lon, radius, inside=True)
-    no = radar_region(boundary, lat, lon, radius, inside=False)
+    yes = radar_region(stillwater, lat, lon, radius, inside=True)
+    no = radar_region(stillwater, lat, lon, radius, inside=False)
     assert yes.keep is not None and no.keep is not None
     on_edge = WGS84.Direct(lat, lon, 33.0, radius)
     assert yes.keep.covers(shapely.Point(on_edge["lon2"], on_edge["lat2"]))
-    station = (np.array([on_edge["lat2"]]), np.array([on_edge["lon2"]]))
+    at = stillwater.projection.point(on_edge["lat2"], on_edge["lon2"])
+    station = (np.array([on_edge["lat2"]]), np.array([on_edge["lon2"]]), np.array([at.x]),
+               np.array([at.y]))
     assert yes.at_stations is not None and no.at_stations is not None
     assert yes.at_stations(*station).tolist() == [True]
     assert no.at_stations(*station).tolist() == [False]
