@@ -114,6 +114,7 @@ def seeker_map(
         not_applied=(),
         zone_radius_m=zone_radius_m,
         basis=basis,
+        rows=np.arange(len(index.pack.stations)),
     )
     for clue in sorted(clues, key=lambda c: c.ref):
         view = with_clue(index, view, clue)
