@@ -184,12 +184,13 @@ class _Diagram:
         xy = ring[:-1].copy()
         mine, rival, second = self._rivals(xy, number)
         xy = self._newton(xy, (mine, mine), (rival, rival), second)
+        check = np.ones(len(xy), dtype=bool)  # edges (by start vertex) not yet known good
         for _ in range(_SPLIT_ROUNDS):
             after = np.roll(np.arange(len(xy)), -1)
             middle = (xy + xy[after]) / 2
             # An edge runs along the bisector with a place both its ends compete with.
             start, end = _common_rival(self.feature_label, (rival, second), after)
-            edges = np.nonzero((start >= 0) & (mine >= 0) & (mine[after] >= 0))[0]
+            edges = np.nonzero(check & (start >= 0) & (mine >= 0) & (mine[after] >= 0))[0]
             if len(edges) == 0:
                 break
             moved = self._newton(
@@ -206,6 +207,10 @@ class _Diagram:
             mine = np.insert(mine, split + 1, mine[split])
             rival = np.insert(rival, split + 1, start[split])
             second = np.insert(second, split + 1, -1)
+            # Only the two halves of a split edge need another look.
+            check = np.zeros(len(xy), dtype=bool)
+            check[split + np.arange(len(split))] = True
+            check[split + np.arange(len(split)) + 1] = True
         return np.vstack([xy, xy[:1]])
 
     def _rivals(
