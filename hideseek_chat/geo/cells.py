@@ -25,6 +25,7 @@ spacing's share, which the tests bound by 1 m).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -38,7 +39,7 @@ from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.distance import WGS84
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
-from hideseek_chat.geo.spatial import MapIndex
+from hideseek_chat.geo.spatial import LocalProjection, MapIndex
 
 #: Lines and polygon outlines are sampled this often (projected metres).
 SPACING_M = 10.0
@@ -49,6 +50,8 @@ EXACT_M = 0.05
 #: How many (index, kind) diagrams and how many finished cells each diagram keeps.
 DIAGRAMS_KEPT = 32
 CELLS_KEPT = 512
+#: How many distance bands are kept (a band is per index, kind and distance).
+BANDS_KEPT = 64
 
 _EARTH_RADIUS_M = 6_371_008.8
 # Newton halves the error each step where a bisector touches rather than crosses (a line
@@ -60,6 +63,10 @@ _TOUCH_M = 1e-3
 # Rounds of splitting edges (each halves them) and the distance difference deemed solved.
 _SPLIT_ROUNDS = 8
 _CONVERGED_M = 1e-4
+# A buffer's arcs stray at most this from the circle (the contract allows 1 m), with at
+# most this many segments per quarter circle (enough for a 100 km band).
+_BAND_SAGITTA_M = 0.5
+_MAX_QUAD_SEGS = 400
 
 
 class _Kept:
@@ -86,6 +93,7 @@ class _Kept:
 
 
 _DIAGRAMS = _Kept(DIAGRAMS_KEPT)
+_BANDS = _Kept(BANDS_KEPT)
 
 
 class _Diagram:
@@ -292,23 +300,38 @@ class _Diagram:
         lines = ~self.is_point[feature]
         if lines.any():
             near = near.copy()
-            links = shapely.shortest_line(
-                self.geometries[feature[lines]], shapely.points(xy[lines])
-            )
-            near[lines] = shapely.get_coordinates(shapely.get_point(links, 0))
-        offset = xy - near
-        length = np.hypot(offset[:, 0], offset[:, 1])
-        unit = np.divide(
-            offset, length[:, None], out=np.zeros_like(offset), where=length[:, None] > 0
-        )
-        if self.flat:
-            return length, unit
-        here = self.projection.to_lonlat_array(xy)
-        there = self.projection.to_lonlat_array(near)
-        distance = np.asarray(
-            WGS84.inv(here[:, 0], here[:, 1], there[:, 0], there[:, 1])[2], dtype=float
-        )
-        return distance, unit
+            near[lines] = _nearest_on(self.geometries[feature[lines]], xy[lines])
+        return _measure(self.projection, self.flat, xy, near)
+
+
+def _nearest_on(geometries: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """The nearest point of each (projected) geometry to each point."""
+    links = shapely.shortest_line(geometries, shapely.points(xy))
+    return shapely.get_coordinates(shapely.get_point(links, 0))
+
+
+def _measure(
+    projection: LocalProjection,
+    flat: bool,
+    xy: np.ndarray,
+    near: np.ndarray,
+    near_lonlat: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distance from each point to its given nearest point (geodesic unless ``flat``), and
+    the projected unit vector from the nearest point towards the point."""
+    offset = xy - near
+    length = np.hypot(offset[:, 0], offset[:, 1])
+    unit = np.divide(
+        offset, length[:, None], out=np.zeros_like(offset), where=length[:, None] > 0
+    )
+    if flat:
+        return length, unit
+    here = projection.to_lonlat_array(xy)
+    there = projection.to_lonlat_array(near) if near_lonlat is None else near_lonlat
+    distance = np.asarray(
+        WGS84.inv(here[:, 0], here[:, 1], there[:, 0], there[:, 1])[2], dtype=float
+    )
+    return distance, unit
 
 
 def place_cell(
@@ -345,6 +368,74 @@ def street_cell(index: MapIndex, name: str) -> BaseGeometry:
         lambda: (layer.items, [_street_key(f.name) for f in layer.items]),
     )
     return diagram.cell(_street_key(name))
+
+
+def distance_band(index: MapIndex, kind: str, distance_m: float) -> BaseGeometry:
+    """Return where the nearest feature of ``kind`` is at most ``distance_m`` away (lon/lat,
+    in the map): the union of the features' geodesic buffers. Empty when there is none."""
+    key = (id(index), "band", kind, float(distance_m))
+    found = _BANDS.get(key)
+    if isinstance(found, tuple) and found[0] is index:
+        return found[1]  # type: ignore[no-any-return]
+    band = _band(index, index._layer(kind).items, distance_m)
+    _BANDS.put(key, (index, band))
+    return band
+
+
+def division_of(index: MapIndex, subject: str, lat: float, lon: float) -> BaseGeometry | None:
+    """Return the division (``admin-1`` .. ``admin-4``, ``landmass``, ``zone``) polygon
+    containing the point, clipped to the map (lon/lat), or None when none contains it."""
+    feature, _ = index.containing(subject, lat, lon)
+    if feature is None:
+        return None
+    return feature.geometry.intersection(index.pack.boundary)
+
+
+def _band(index: MapIndex, features: Sequence[Feature], distance: float) -> BaseGeometry:
+    if not features or distance < 0:
+        return Polygon()
+    projection = index.projection
+    flat = _projection_shift_m(index) < EXACT_M
+    geometries = np.array([projection.geometry(f.geometry) for f in features], dtype=object)
+    # Enough segments that an arc's chord strays less than SAGITTA_M from the circle.
+    step = 2 * math.acos(max(-1.0, 1 - _BAND_SAGITTA_M / max(distance, _BAND_SAGITTA_M)))
+    quad_segs = max(4, min(_MAX_QUAD_SEGS, math.ceil(math.pi / 2 / step)))
+    buffers = shapely.buffer(geometries, distance, quad_segs=quad_segs)
+    if not flat:
+        buffers = _geodesic_buffers(projection, geometries, buffers, distance)
+    band = shapely.union_all(buffers).intersection(index._boundary)
+    band = shapely.segmentize(band, 1000.0)
+    return shapely.transform(band, projection.to_lonlat_array)
+
+
+def _geodesic_buffers(
+    projection: LocalProjection, geometries: np.ndarray, buffers: np.ndarray, distance: float
+) -> np.ndarray:
+    """Buffers drawn in the projection, each vertex moved along its ray from the feature's
+    nearest point until its geodesic distance is ``distance`` (the projection's scale is
+    off by up to ~0.4 % at 1000 km; a second pass leaves well under a centimetre)."""
+    xy, owner = shapely.get_coordinates(buffers, return_index=True)
+    points = shapely.get_type_id(geometries) == 0
+    centre = np.full((len(geometries), 2), np.nan)
+    centre[points] = shapely.get_coordinates(geometries[points])
+    centre_lonlat = np.full_like(centre, np.nan)
+    if points.any():
+        centre_lonlat[points] = projection.to_lonlat_array(centre[points])
+    on_point = points[owner]
+    for _ in range(2):
+        near = centre[owner]
+        near_lonlat = centre_lonlat[owner]
+        if not on_point.all():
+            lines = ~on_point
+            near[lines] = _nearest_on(geometries[owner[lines]], xy[lines])
+            near_lonlat[lines] = projection.to_lonlat_array(near[lines])
+        measured, unit = _measure(projection, False, xy, near, near_lonlat)
+        length = np.hypot(*(xy - near).T)
+        scale = np.divide(length, measured, out=np.ones_like(length), where=measured > 0)
+        xy = near + unit * (distance * scale)[:, None]
+    moved = shapely.set_coordinates(buffers.copy(), xy)
+    fixed = [g if g.is_valid else _polygonal(shapely.make_valid(g)) for g in moved]
+    return np.array(fixed, dtype=object)
 
 
 def _street_key(name: str) -> str:
