@@ -453,12 +453,6 @@ def clue_region(
     return "unsupported_category"
 
 
-def _distance_band(index: MapIndex, kind: str, within_m: float) -> BaseGeometry | None:
-    """The points within ``within_m`` of a feature of ``kind`` (``geo.cells``), when built."""
-    band = getattr(cells, "distance_band", None)
-    return None if band is None else band(index, kind, within_m)
-
-
 def _matching(index: MapIndex, clue: Clue) -> Region | str:
     assert clue.seeker is not None
     same = clue.answer == "yes"
@@ -482,10 +476,10 @@ def _matching(index: MapIndex, clue: Clue) -> Region | str:
     if clue.subject in DIVISION_SUBJECTS:
         if not index.has_data_for(clue.subject):
             return "no_map_data"
-        division, _ = index.containing(clue.subject, clue.seeker.lat, clue.seeker.lon)
+        division = cells.division_of(index, clue.subject, clue.seeker.lat, clue.seeker.lon)
         if division is None:
             return "not_in_any_division"
-        return _inside_or_not(pack.boundary, division.geometry, same)
+        return _inside_or_not(pack.boundary, division, same)
     if clue.subject == STREET_SUBJECT:
         if not index.has_data_for(ROAD_KIND):
             return "no_map_data"
@@ -519,10 +513,9 @@ def _measuring(index: MapIndex, clue: Clue) -> Region | str:
         return "no_feature_in_boundary"
     # Closer means strictly nearer than the seeker's nearest; further is the rest.
     if clue.answer == "closer":
-        band = _distance_band(index, clue.subject, near.distance_m + MARGIN_M)
-        return "no_map_data" if band is None else Region(band)
-    band = _distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
-    return "no_map_data" if band is None else Region(index.pack.boundary.difference(band))
+        return Region(cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M))
+    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
+    return Region(index.pack.boundary.difference(band))
 
 
 def _tentacle(index: MapIndex, clue: Clue) -> Region | str:

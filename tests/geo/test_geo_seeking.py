@@ -28,7 +28,6 @@ from hideseek_chat.geo import (
     answer_tentacle,
     answer_thermometer,
     answer_transit_line,
-    cells,
     load_map_pack,
 )
 from hideseek_chat.geo.regions import (
@@ -294,9 +293,7 @@ def _kinds(index: MapIndex) -> list[str]:
     kinds += [f"matching:{k}" for k in ("admin-4", "admin-1") if index.has_data_for(k)]
     for subject in ("school", "park", "restaurant"):
         if index.has_data_for(subject):
-            kinds += [f"matching:{subject}", f"tentacle:{subject}"]
-            if hasattr(cells, "distance_band"):
-                kinds.append(f"measuring:{subject}")
+            kinds += [f"matching:{subject}", f"tentacle:{subject}", f"measuring:{subject}"]
     if index.has_data_for("road"):
         kinds.append("matching:street")
     return kinds
