@@ -537,7 +537,10 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
     wanted = (clue.detail or "").strip().casefold()
     named: list[Feature] = []
     for hit in rows:
+        # The answer is the name of the place's row nearest the seeker, which may be
+        # unnamed (""): any row's own name or any name of its place matches.
         names = {n.strip().casefold() for n in index.place_names(clue.subject, hit.item)}
+        names.add(hit.item.name.strip().casefold())
         if wanted in names and not any(
             index.same_place(clue.subject, hit.item, seen) for seen in named
         ):

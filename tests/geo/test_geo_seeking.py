@@ -329,7 +329,7 @@ def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None
     assert to_geojson(again) == to_geojson(view)
 
 
-GAMES = settings(max_examples=int(__import__("os").environ.get("GAMES", "40")), deadline=None,
+GAMES = settings(max_examples=40, deadline=None,
                  suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
