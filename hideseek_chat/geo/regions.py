@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,11 +25,18 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo import cells
-from hideseek_chat.geo.answers import DIVISION_SUBJECTS, STREET_SUBJECT
+from hideseek_chat.geo.answers import (
+    DIVISION_SUBJECTS,
+    STREET_SUBJECT,
+    HiderFix,
+    answer_matching,
+    answer_measuring,
+    answer_tentacle,
+)
 from hideseek_chat.geo.distance import WGS84, distance_m
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
 from hideseek_chat.geo.spatial import MapIndex
-from hideseek_chat.rules.ruleset import NULL_ANSWER, Category
+from hideseek_chat.rules.ruleset import NULL_ANSWER, Category, HiderPosition
 
 if TYPE_CHECKING:
     from hideseek_chat.geo.seeking import Clue
@@ -245,6 +252,9 @@ class Region:
     near_stations: NearStations | None = None
     #: ``stations`` as a mask over the pack's stations (:func:`station_table` order)
     station_mask: np.ndarray | None = None
+    #: whether a hider at (lat, lon) gets this answer, computed as the answer was: decides
+    #: the stations so near an edge of ``keep`` that the drawn edge could misplace them
+    answer_at: Callable[[float, float], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -445,12 +455,38 @@ def clue_region(
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)
     if clue.category == Category.MATCHING:
-        return _matching(index, clue)
-    if clue.category == Category.MEASURING:
-        return _measuring(index, clue)
-    if clue.category == Category.TENTACLE:
-        return _tentacle(index, clue)
-    return "unsupported_category"
+        region = _matching(index, clue)
+    elif clue.category == Category.MEASURING:
+        region = _measuring(index, clue)
+    elif clue.category == Category.TENTACLE:
+        region = _tentacle(index, clue)
+    else:
+        return "unsupported_category"
+    if isinstance(region, str) or region.keep is None:
+        return region
+    return replace(region, answer_at=_answer_at(index, clue))
+
+
+def _answer_at(index: MapIndex, clue: Clue) -> Callable[[float, float], bool]:
+    """Whether a hider at a point gets ``clue``'s answer, by the automatic answers' code."""
+    seeker = clue.seeker
+    assert seeker is not None
+    wanted = (clue.detail or "").strip().casefold()
+
+    def check(lat: float, lon: float) -> bool:
+        fix = HiderFix(lat, lon, 0.0, HiderPosition.STATION)
+        if clue.category == Category.MATCHING:
+            return answer_matching(index, clue.subject, seeker, fix).answer == clue.answer
+        if clue.category == Category.MEASURING:
+            return answer_measuring(index, clue.subject, seeker, fix).answer == clue.answer
+        reach = clue.distance_m or 0.0
+        result = answer_tentacle(index, clue.subject, seeker, fix, reach)
+        if clue.answer == "not_in_reach" or result.answer in (None, "not_in_reach", NULL_ANSWER):
+            return result.answer == clue.answer
+        names = {n.strip().casefold() for n in (*result.names, result.answer or "")}
+        return wanted in names
+
+    return check
 
 
 def _matching(index: MapIndex, clue: Clue) -> Region | str:

@@ -10,7 +10,7 @@ strays less than a metre from the geodesic curve it stands for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -167,6 +167,8 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
             inside = region.at_stations(lats, lons, xs, ys)
         else:
             inside = covers_lonlat(region.keep, lats, lons)
+            if region.answer_at is not None:
+                _settle_near_edges(region.keep, region.answer_at, lats, lons, inside)
     elif region.near_stations is not None:
         inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
@@ -179,6 +181,30 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         inside = np.asarray(shapely.dwithin(area, table.points[rows], reach))
     kept[kept] = inside
     return kept
+
+
+#: Stations nearer than this to a drawn edge are decided by recomputing the answer (metres).
+EDGE_CHECK_M = 5.0
+
+
+def _settle_near_edges(
+    keep: BaseGeometry,
+    answer_at: Callable[[float, float], bool],
+    lats: np.ndarray,
+    lons: np.ndarray,
+    inside: np.ndarray,
+) -> None:
+    """Decide ``inside`` again, by the answer itself, for stations near an edge of ``keep``."""
+    if not len(lats):
+        return
+    # Degrees for EDGE_CHECK_M at the highest latitude here (a degree of latitude >= 110 km).
+    widest = min(float(np.abs(lats).max()), 89.0)
+    degrees = EDGE_CHECK_M / 110_000.0 / float(np.cos(np.radians(widest)))
+    edge = keep.boundary
+    shapely.prepare(edge)
+    near = np.asarray(shapely.dwithin(edge, shapely.points(lons, lats), degrees))
+    for n in np.flatnonzero(near):
+        inside[n] = answer_at(float(lats[n]), float(lons[n]))
 
 
 def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float, float]:

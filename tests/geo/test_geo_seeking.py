@@ -40,6 +40,7 @@ from hideseek_chat.geo.seeking import (
     Clue,
     NotApplied,
     SeekerMap,
+    _settle_near_edges,
     seeker_map,
     to_geojson,
     with_clue,
@@ -411,3 +412,15 @@ def test_geojson_lists_candidates_and_what_was_not_applied(country: MapIndex) ->
     assert data["not_applied"] == [{"ref": 2, "reason": "photo"}]
     json.dumps(data)
 
+
+
+def test_stations_near_a_drawn_edge_are_decided_by_the_answer() -> None:
+    # A keep region whose west edge is drawn 3 m east of the true one (lon -97.0):
+    # stations just inside the true edge are settled by recomputing the answer.
+    keep = shapely.box(-97.0 + 3 / 90_000, 36.0, -96.9, 36.1)
+    lats = np.array([36.05, 36.05, 36.05])
+    lons = np.array([-97.0 + 1 / 90_000, -97.0 - 20 / 90_000, -96.95])
+    inside = np.asarray(shapely.intersects_xy(keep, lons, lats))
+    assert inside.tolist() == [False, False, True]
+    _settle_near_edges(keep, lambda lat, lon: lon >= -97.0, lats, lons, inside)
+    assert inside.tolist() == [True, False, True]
