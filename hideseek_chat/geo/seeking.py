@@ -63,7 +63,9 @@ class Applied:
 
     ``keep`` is an area (lon/lat) for clues about the hider's position, or None for clues
     about their station only (a transit line, a station name's length), which keep the
-    station ids in ``stations`` instead.
+    station ids in ``stations`` instead. A clue that rules nothing out (a ``null`` answer)
+    keeps the whole boundary. Curves are exact within the part of the map still in play
+    when the clue was applied.
     """
 
     ref: int
@@ -86,6 +88,12 @@ class SeekerMap:
 
     ``remaining`` is the boundary minus everything eliminated (lon/lat); ``candidates`` the
     stations, in the pack's order, whose zone disc (``zone_radius_m``) still meets it.
+
+    With ``basis`` STATION the answers were about the station point: candidates are the
+    stations inside ``remaining`` (and on every station list). With LIVE the hider may have
+    moved inside their zone between answers: a station stays when its disc meets each
+    clue's region on its own, so a candidate's disc need not meet ``remaining`` (where the
+    hider is if they never moved). See docs/geo.md, "Seekers' map".
     """
 
     boundary: BaseGeometry

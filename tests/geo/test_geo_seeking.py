@@ -424,3 +424,51 @@ def test_stations_near_a_drawn_edge_are_decided_by_the_answer() -> None:
     assert inside.tolist() == [False, False, True]
     _settle_near_edges(keep, lambda lat, lon: lon >= -97.0, lats, lons, inside)
     assert inside.tolist() == [True, False, True]
+
+
+def _same_answer(index: MapIndex, clue: Clue, station: Station) -> bool:
+    """Whether a hider at ``station`` (answers from the station) gets ``clue``'s answer."""
+    fix = HiderFix(station.lat, station.lon, 0.0, HiderPosition.STATION, station.id)
+    assert clue.seeker is not None
+    if clue.category == "radar":
+        assert clue.distance_m is not None
+        return answer_radar(clue.seeker, fix, clue.distance_m).answer == clue.answer
+    if clue.category == "thermometer":
+        assert clue.end is not None
+        return answer_thermometer(clue.seeker, clue.end, fix, 0.0).answer == clue.answer
+    if clue.subject == "transit-line":
+        # A station without lines on the map is answered by hand: it stays either way.
+        result = answer_transit_line(clue.detail or "", station, fix).answer
+        return result is None or result == clue.answer
+    if clue.subject == "station-name-length":
+        near = index.nearest_station(clue.seeker.lat, clue.seeker.lon)
+        assert near is not None
+        return answer_station_name_length(station, near.item, fix).answer == clue.answer
+    if clue.category == "matching":
+        return answer_matching(index, clue.subject, clue.seeker, fix).answer == clue.answer
+    if clue.category == "measuring":
+        return answer_measuring(index, clue.subject, clue.seeker, fix).answer == clue.answer
+    result = answer_tentacle(index, clue.subject, clue.seeker, fix, clue.distance_m or 0.0)
+    if clue.answer == "named":
+        return result.answer == clue.detail
+    return result.answer == clue.answer
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_station_candidates_are_exactly_the_consistent_stations(
+    stillwater: MapIndex, seed: int
+) -> None:
+    rng = random.Random(seed)
+    station = rng.choice(stillwater.pack.stations)
+    fix = HiderFix(station.lat, station.lon, 0.0, HiderPosition.STATION, station.id)
+    kinds = _kinds(stillwater)
+    clues = [
+        clue for ref in range(6)
+        if (clue := _truthful(stillwater, ref, rng.choice(kinds), fix, station, rng)) is not None
+        and clue.answer is not None
+    ]
+    view = seeker_map(stillwater, clues, ZONE_M, HiderPosition.STATION)
+    consistent = tuple(
+        s for s in stillwater.pack.stations if all(_same_answer(stillwater, c, s) for c in clues)
+    )
+    assert view.candidates == consistent
