@@ -359,8 +359,9 @@ def radar_region(index: MapIndex, lat: float, lon: float, radius_m: float, insid
             # circle only if the station is within radius + slack of its centre.
             return _within(index, lat, lon, radius_m + slack, lats, lons, xs, ys)
     else:
-        disc = geodesic_disc(lat, lon, max(radius_m - MARGIN_M, 0.0))
-        keep = index.pack.boundary.difference(disc)
+        keep = index.pack.boundary
+        if radius_m > MARGIN_M:
+            keep = keep.difference(geodesic_disc(lat, lon, radius_m - MARGIN_M))
 
         def near(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
                  slack: float) -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import shapely
-from shapely.geometry import GeometryCollection, MultiPolygon, Polygon, mapping
+from shapely.geometry import MultiPolygon, Polygon, mapping
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.mappack import Station
@@ -247,7 +247,7 @@ def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
         return geometry
     parts = [g for g in getattr(geometry, "geoms", ()) if isinstance(g, Polygon | MultiPolygon)]
     if not parts:
-        return GeometryCollection() if geometry.is_empty else MultiPolygon()
+        return MultiPolygon()
     return shapely.union_all(parts)
 
 

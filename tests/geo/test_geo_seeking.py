@@ -472,3 +472,15 @@ def test_station_candidates_are_exactly_the_consistent_stations(
         s for s in stillwater.pack.stations if all(_same_answer(stillwater, c, s) for c in clues)
     )
     assert view.candidates == consistent
+
+
+def test_contradicting_answers_leave_nothing_and_still_export(stillwater: MapIndex) -> None:
+    pin = Pin(36.12, -97.07, NOW)
+    clues = [
+        Clue(1, "radar", answer="yes", distance_m=1_000.0, seeker=pin),
+        Clue(2, "radar", answer="no", distance_m=2_000.0, seeker=pin),
+        Clue(3, "radar", answer="no", distance_m=0.0, seeker=pin),
+    ]
+    view = seeker_map(stillwater, clues, ZONE_M, HiderPosition.STATION)
+    assert view.remaining.is_empty and view.candidates == ()
+    assert json.loads(json.dumps(to_geojson(view)))["candidates"] == 0
