@@ -137,8 +137,7 @@ class _Diagram:
             self.cells = np.array([self.frame] * len(xy), dtype=object)
         self.tree = STRtree(self.cells)
         # The map and a margin, so the exact step can move an edge across the boundary.
-        self.near_map = shapely.buffer(index._boundary, 4 * SPACING_M, quad_segs=2)
-        shapely.prepare(self.near_map)
+        self.near_map = _near_map(index)
         # On a small map the projection is as good as geodesic (see _projection_shift_m).
         self.flat = _projection_shift_m(index) < EXACT_M
         self._cells = _Kept(CELLS_KEPT)
@@ -166,9 +165,7 @@ class _Diagram:
         polygons = [self.geometries[i] for i in self.polygonal if self.feature_label[i] == number]
         if polygons:
             area = shapely.union_all([area, *polygons])
-        area = area.intersection(self.index._boundary)
-        area = shapely.segmentize(area, 1000.0)
-        return shapely.transform(area, self.projection.to_lonlat_array)
+        return _to_map(self.index, area)
 
     def _refine(self, area: BaseGeometry, number: int) -> BaseGeometry:
         """Move the outline onto the geodesic bisectors (see the module doc)."""
@@ -403,9 +400,7 @@ def _band(index: MapIndex, features: Sequence[Feature], distance: float) -> Base
     buffers = shapely.buffer(geometries, distance, quad_segs=quad_segs)
     if not flat:
         buffers = _geodesic_buffers(projection, geometries, buffers, distance)
-    band = shapely.union_all(buffers).intersection(index._boundary)
-    band = shapely.segmentize(band, 1000.0)
-    return shapely.transform(band, projection.to_lonlat_array)
+    return _to_map(index, shapely.union_all(buffers))
 
 
 def _geodesic_buffers(
@@ -436,6 +431,28 @@ def _geodesic_buffers(
     moved = shapely.set_coordinates(buffers.copy(), xy)
     fixed = [g if g.is_valid else _polygonal(shapely.make_valid(g)) for g in moved]
     return np.array(fixed, dtype=object)
+
+
+def _to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
+    """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it."""
+    # Cut to the map (and a margin) first: cheaper to split and carry back.
+    area = area.intersection(_near_map(index))
+    # 1 km edges bend less than a centimetre between the projection and lon/lat.
+    area = shapely.segmentize(area, 1000.0)
+    lonlat = shapely.transform(area, index.projection.to_lonlat_array)
+    return _polygonal(lonlat.intersection(index.pack.boundary))
+
+
+def _near_map(index: MapIndex) -> BaseGeometry:
+    """The projected boundary with a margin, kept per index."""
+    key = (id(index), "near_map")
+    found = _BANDS.get(key)
+    if isinstance(found, tuple) and found[0] is index:
+        return found[1]  # type: ignore[no-any-return]
+    near = shapely.buffer(index._boundary, 4 * SPACING_M, quad_segs=2)
+    shapely.prepare(near)
+    _BANDS.put(key, (index, near))
+    return near
 
 
 def _street_key(name: str) -> str:
@@ -548,6 +565,9 @@ def _projection_shift_m(index: MapIndex) -> float:
 
 
 def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
+    """The polygons of a geometry (an overlay can leave stray lines and points)."""
+    if geometry.geom_type in ("Polygon", "MultiPolygon"):
+        return geometry
     parts = [g for g in shapely.get_parts(geometry) if g.geom_type in ("Polygon", "MultiPolygon")]
     if not parts:
         return Polygon()
