@@ -29,7 +29,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import shapely
@@ -93,21 +93,36 @@ class _Kept:
 
 
 _DIAGRAMS = _Kept(DIAGRAMS_KEPT)
+# A tentacle's diagram is small and seldom asked again: kept apart, so that many of them
+# never push out a whole kind's diagram.
+_AMONG = _Kept(DIAGRAMS_KEPT)
 _BANDS = _Kept(BANDS_KEPT)
+_PARTS = _Kept(DIAGRAMS_KEPT)  # per index: the boundary with a margin, places' rows
+_T = TypeVar("_T")
+
+
+def _kept(store: _Kept, index: MapIndex, key: tuple[Hashable, ...], build: Callable[[], _T]) -> _T:
+    """What ``store`` keeps for this index and key, built and kept when missing. Entries
+    hold their index, so an index that is gone never lends its id to a new one's entries."""
+    full_key = (id(index), *key)
+    found = store.get(full_key)
+    if isinstance(found, tuple) and found[0] is index:
+        return found[1]  # type: ignore[no-any-return]
+    value = build()
+    store.put(full_key, (index, value))
+    return value
 
 
 class _Diagram:
     """The labelled Voronoi diagram of a set of features' samples, in the pack projection."""
 
     def __init__(
-        self, index: MapIndex, features: Sequence[Feature], labels: Sequence[Hashable]
+        self, index: MapIndex, projected: Sequence[BaseGeometry], labels: Sequence[Hashable]
     ) -> None:
         self.index = index
         self.projection = index.projection
-        self.features = list(features)
-        self.geometries = np.array(
-            [self.projection.geometry(f.geometry) for f in self.features], dtype=object
-        )
+        self.geometries = np.empty(len(projected), dtype=object)
+        self.geometries[:] = list(projected)
         self.label_ids: dict[Hashable, int] = {}
         feature_label = np.array(
             [self.label_ids.setdefault(label, len(self.label_ids)) for label in labels],
@@ -115,7 +130,7 @@ class _Diagram:
         )
         self.feature_label = feature_label
         self.is_point = np.array([g.geom_type == "Point" for g in self.geometries], dtype=bool)
-        self.point_xy = np.full((len(self.features), 2), np.nan)
+        self.point_xy = np.full((len(self.geometries), 2), np.nan)
         for i, geometry in enumerate(self.geometries):
             if self.is_point[i]:
                 self.point_xy[i] = (geometry.x, geometry.y)
@@ -137,8 +152,7 @@ class _Diagram:
             self.cells = np.array([self.frame] * len(xy), dtype=object)
         self.tree = STRtree(self.cells)
         # The map and a margin, so the exact step can move an edge across the boundary.
-        self.near_map = shapely.buffer(index._boundary, 4 * SPACING_M, quad_segs=2)
-        shapely.prepare(self.near_map)
+        self.near_map = _near_map(index)
         # On a small map the projection is as good as geodesic (see _projection_shift_m).
         self.flat = _projection_shift_m(index) < EXACT_M
         self._cells = _Kept(CELLS_KEPT)
@@ -166,9 +180,7 @@ class _Diagram:
         polygons = [self.geometries[i] for i in self.polygonal if self.feature_label[i] == number]
         if polygons:
             area = shapely.union_all([area, *polygons])
-        area = area.intersection(self.index._boundary)
-        area = shapely.segmentize(area, 1000.0)
-        return shapely.transform(area, self.projection.to_lonlat_array)
+        return _to_map(self.index, area)
 
     def _refine(self, area: BaseGeometry, number: int) -> BaseGeometry:
         """Move the outline onto the geodesic bisectors (see the module doc)."""
@@ -348,13 +360,18 @@ def place_cell(
     own = _place_number(layer.items, places, place)
     if among is None:
         diagram = _diagram(
-            index, ("kind", kind), lambda: (layer.items, [places[id(f)] for f in layer.items])
+            index, ("kind", kind), lambda: (layer.projected, [places[id(f)] for f in layer.items])
         )
         return diagram.cell(own)
     wanted = {own} | {_place_number(layer.items, places, f) for f in among}
-    rows = [f for f in layer.items if places[id(f)] in wanted]
+    by_place = _place_rows(index, kind)
+    rows = sorted(n for number in wanted for n in by_place[number])
     key = ("among", kind, frozenset(wanted))
-    diagram = _diagram(index, key, lambda: (rows, [places[id(f)] for f in rows]))
+    diagram = _diagram(
+        index,
+        key,
+        lambda: ([layer.projected[n] for n in rows], [places[id(layer.items[n])] for n in rows]),
+    )
     return diagram.cell(own)
 
 
@@ -365,7 +382,7 @@ def street_cell(index: MapIndex, name: str) -> BaseGeometry:
     diagram = _diagram(
         index,
         ("street",),
-        lambda: (layer.items, [_street_key(f.name) for f in layer.items]),
+        lambda: (layer.projected, [_street_key(f.name) for f in layer.items]),
     )
     return diagram.cell(_street_key(name))
 
@@ -373,13 +390,12 @@ def street_cell(index: MapIndex, name: str) -> BaseGeometry:
 def distance_band(index: MapIndex, kind: str, distance_m: float) -> BaseGeometry:
     """Return where the nearest feature of ``kind`` is at most ``distance_m`` away (lon/lat,
     in the map): the union of the features' geodesic buffers. Empty when there is none."""
-    key = (id(index), "band", kind, float(distance_m))
-    found = _BANDS.get(key)
-    if isinstance(found, tuple) and found[0] is index:
-        return found[1]  # type: ignore[no-any-return]
-    band = _band(index, index._layer(kind).items, distance_m)
-    _BANDS.put(key, (index, band))
-    return band
+    return _kept(
+        _BANDS,
+        index,
+        ("band", kind, float(distance_m)),
+        lambda: _band(index, index._layer(kind).items, distance_m),
+    )
 
 
 def division_of(index: MapIndex, subject: str, lat: float, lon: float) -> BaseGeometry | None:
@@ -403,9 +419,7 @@ def _band(index: MapIndex, features: Sequence[Feature], distance: float) -> Base
     buffers = shapely.buffer(geometries, distance, quad_segs=quad_segs)
     if not flat:
         buffers = _geodesic_buffers(projection, geometries, buffers, distance)
-    band = shapely.union_all(buffers).intersection(index._boundary)
-    band = shapely.segmentize(band, 1000.0)
-    return shapely.transform(band, projection.to_lonlat_array)
+    return _to_map(index, shapely.union_all(buffers))
 
 
 def _geodesic_buffers(
@@ -438,6 +452,40 @@ def _geodesic_buffers(
     return np.array(fixed, dtype=object)
 
 
+def _to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
+    """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it."""
+    # Cut to the map (and a margin) first: cheaper to split and carry back.
+    area = area.intersection(_near_map(index))
+    # 1 km edges bend less than a centimetre between the projection and lon/lat.
+    area = shapely.segmentize(area, 1000.0)
+    lonlat = shapely.transform(area, index.projection.to_lonlat_array)
+    return _polygonal(lonlat.intersection(index.pack.boundary))
+
+
+def _near_map(index: MapIndex) -> BaseGeometry:
+    """The projected boundary with a margin, kept per index."""
+
+    def build() -> BaseGeometry:
+        near = shapely.buffer(index._boundary, 4 * SPACING_M, quad_segs=2)
+        shapely.prepare(near)
+        return near
+
+    return _kept(_PARTS, index, ("near_map",), build)
+
+
+def _place_rows(index: MapIndex, kind: str) -> dict[int, list[int]]:
+    """The layer's row numbers of each place of a kind, kept per index."""
+
+    def build() -> dict[int, list[int]]:
+        layer = index._layer(kind)
+        rows: dict[int, list[int]] = {}
+        for n, feature in enumerate(layer.items):
+            rows.setdefault(layer.places[id(feature)], []).append(n)
+        return rows
+
+    return _kept(_PARTS, index, ("rows", kind), build)
+
+
 def _street_key(name: str) -> str:
     return name.casefold()
 
@@ -445,16 +493,12 @@ def _street_key(name: str) -> str:
 def _diagram(
     index: MapIndex,
     key: tuple[Hashable, ...],
-    rows: Callable[[], tuple[Sequence[Feature], Sequence[Hashable]]],
+    rows: Callable[[], tuple[Sequence[BaseGeometry], Sequence[Hashable]]],
 ) -> _Diagram:
-    full_key = (id(index), *key)
-    found = _DIAGRAMS.get(full_key)
-    if isinstance(found, _Diagram) and found.index is index:
-        return found
-    features, labels = rows()
-    diagram = _Diagram(index, features, labels)
-    _DIAGRAMS.put(full_key, diagram)
-    return diagram
+    """The diagram kept for this index and key, built from ``rows()`` (projected
+    geometries and their labels) when not kept."""
+    store = _AMONG if key[0] == "among" else _DIAGRAMS
+    return _kept(store, index, key, lambda: _Diagram(index, *rows()))
 
 
 def _place_number(items: Sequence[Feature], places: dict[int, int], feature: Feature) -> int:
@@ -548,6 +592,9 @@ def _projection_shift_m(index: MapIndex) -> float:
 
 
 def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
+    """The polygons of a geometry (an overlay can leave stray lines and points)."""
+    if geometry.geom_type in ("Polygon", "MultiPolygon"):
+        return geometry
     parts = [g for g in shapely.get_parts(geometry) if g.geom_type in ("Polygon", "MultiPolygon")]
     if not parts:
         return Polygon()
