@@ -378,32 +378,17 @@ def radar_region(index: MapIndex, lat: float, lon: float, radius_m: float, insid
 
 
 def thermometer_region(
-    index: MapIndex,
-    start: tuple[float, float],
-    end: tuple[float, float],
-    hotter: bool,
-    reach_m: float,
+    start: tuple[float, float], end: tuple[float, float], hotter: bool, reach_m: float
 ) -> Region:
     """Strictly nearer the end pin than the start pin (hotter), or not (colder)."""
     keep = bisector_side(start, end, hotter, reach_m)
 
-    def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        sx, sy, k_start = _projected(index, *start)
-        ex, ey, k_end = _projected(index, *end)
-        k = max(k_start, k_end)
-        if math.isinf(k):
-            nearer = _distances(*end, lats, lons) < _distances(*start, lats, lons)
-        else:
-            to_start = np.hypot(xs - sx, ys - sy)
-            to_end = np.hypot(xs - ex, ys - ey)
-            nearer = k * to_end < to_start / k - 1e-3
-            farther = to_end / k > k * to_start + 1e-3
-            unsure = ~nearer & ~farther
-            nearer[unsure] = _distances(*end, lats[unsure], lons[unsure]) < _distances(
-                *start, lats[unsure], lons[unsure])
-        return nearer if hotter else ~nearer
+    def answer_at(lat: float, lon: float) -> bool:
+        # As answer_thermometer measures: start and end pin to the hider.
+        nearer = distance_m(*end, lat, lon) < distance_m(*start, lat, lon)
+        return nearer == hotter
 
-    return Region(keep, at_stations=at)
+    return Region(keep, answer_at=answer_at)
 
 
 def reach_of(bounds: tuple[float, float, float, float], lat: float, lon: float) -> float:
@@ -451,7 +436,7 @@ def clue_region(
             return "not_far_enough"
         mid = _midpoint(*seeker, *end)
         reach = reach_of(bounds or boundary.bounds, *mid)
-        return thermometer_region(index, seeker, end, clue.answer == "hotter", reach)
+        return thermometer_region(seeker, end, clue.answer == "hotter", reach)
     if clue.answer == NULL_ANSWER:
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)

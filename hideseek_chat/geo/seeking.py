@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import shapely
+from shapely import STRtree
 from shapely.geometry import MultiPolygon, Polygon, mapping
 from shapely.geometry.base import BaseGeometry
 
@@ -208,10 +209,18 @@ def _settle_near_edges(
     # Degrees for EDGE_CHECK_M at the highest latitude here (a degree of latitude >= 110 km).
     widest = min(float(np.abs(lats).max()), 89.0)
     degrees = EDGE_CHECK_M / 110_000.0 / float(np.cos(np.radians(widest)))
-    edge = keep.boundary
-    shapely.prepare(edge)
-    near = np.asarray(shapely.dwithin(edge, shapely.points(lons, lats), degrees))
-    for n in np.flatnonzero(near):
+    # One small box per edge segment: a tree of them finds the few stations near any edge.
+    pieces = []
+    for ring in shapely.get_parts(keep.boundary):
+        coords = shapely.get_coordinates(ring)
+        pieces.append(np.stack([coords[:-1], coords[1:]], axis=1))
+    if not pieces:
+        return
+    segments = shapely.linestrings(np.concatenate(pieces))
+    near, _ = STRtree(segments).query(
+        shapely.points(lons, lats), predicate="dwithin", distance=degrees
+    )
+    for n in np.unique(near):
         inside[n] = answer_at(float(lats[n]), float(lons[n]))
 
 
