@@ -5,9 +5,10 @@ Every geometry returned is lon/lat (x = lon). Curves are made of points lying ex
 geodesic curve (``Geod.fwd`` for circles, a solved equation for bisectors), close enough that
 a straight lon/lat segment between two of them strays well under a metre from the curve.
 
-Keep regions are drawn a little generous (:data:`MARGIN_M`) so that an answer computed
-truthfully never loses its true position to rounding; a point farther than a metre from an
-edge is always on the right side.
+Discs and distance bands are drawn a little generous (:data:`MARGIN_M`) so that an answer
+computed truthfully never loses its position to rounding; bisectors are exact within
+:data:`SAG_M`. A point farther than a metre from an edge is always on the right side, and
+``seeking`` decides stations nearer than that by recomputing the answer.
 """
 
 from __future__ import annotations
@@ -48,10 +49,6 @@ SAG_M = 0.1
 #: The longest straight lon/lat segment on a curve (metres): longer ones bend off the
 #: geodesic they stand for once unprojected.
 MAX_SEGMENT_M = 1000.0
-
-#: A station test: lat and lon arrays -> which of those stations the clue keeps.
-StationTest = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
 
 def _segments_for_circle(radius_m: float) -> int:
     """How many chords a circle needs so each strays < SAG_M and is < MAX_SEGMENT_M long."""
