@@ -453,7 +453,7 @@ def _point_band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
     cells = diagram.cells.copy()
     # Cells at the edge reach out to the diagram's frame: only the part in the map counts.
     near_map = _near_map(index)
-    out = ~shapely.within(cells, near_map)
+    out = ~shapely.contains(near_map, cells)
     cells[out] = shapely.intersection(cells[out], near_map)
     coords, owner = shapely.get_coordinates(cells, return_index=True)
     reach = np.zeros(len(cells))
@@ -483,11 +483,9 @@ def _point_band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
         crowded = edge[~alone]
         grown = shapely.buffer(cells[crowded], grow, quad_segs=1, join_style="mitre")
         parts.extend(shapely.intersection(grown, discs[~alone]))
-    polygons = [shapely.union_all(parts)] if parts else []
-    polygons.extend(discs[alone])
-    return shapely.multipolygons(
-        [p for polygon in polygons for p in shapely.get_parts(polygon) if not p.is_empty]
-    )
+    joined = shapely.get_parts(shapely.union_all(parts)) if parts else np.empty(0, dtype=object)
+    polygons = np.concatenate([joined, discs[alone]])
+    return shapely.multipolygons(polygons[~shapely.is_empty(polygons)])
 
 
 def _point_discs(index: MapIndex, sites: np.ndarray, distance: float) -> np.ndarray:
@@ -567,7 +565,7 @@ def _to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
         return Polygon()
     # Cut to the map (and a margin) first: cheaper to split and carry back.
     near_map = _near_map(index)
-    out = ~shapely.within(parts, near_map)
+    out = ~shapely.contains(near_map, parts)  # prepared: the map is the first argument
     parts[out] = shapely.intersection(parts[out], near_map)
     # 1 km edges bend less than a centimetre between the projection and lon/lat.
     minx, miny, maxx, maxy = shapely.bounds(parts).T
@@ -575,13 +573,14 @@ def _to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
     parts[long] = shapely.segmentize(parts[long], _UNBENT_M)
     lonlat = shapely.transform(parts, index.projection.to_lonlat_array)
     boundary = _prepared_boundary(index)
-    out = ~shapely.within(lonlat, boundary)
+    out = ~shapely.contains(boundary, lonlat)
     lonlat[out] = shapely.intersection(lonlat[out], boundary)
-    polygons = [p for part in lonlat for p in shapely.get_parts(_polygonal(part))]
-    polygons = [p for p in polygons if not p.is_empty]
+    # Overlays can leave stray lines and points beside the polygons: only polygons stay.
+    polygons = shapely.get_parts(lonlat)
+    polygons = polygons[(shapely.get_type_id(polygons) == 3) & ~shapely.is_empty(polygons)]
     if len(polygons) == 1:
-        return polygons[0]
-    return shapely.multipolygons(polygons) if polygons else Polygon()
+        return polygons[0]  # type: ignore[no-any-return]
+    return shapely.multipolygons(polygons) if len(polygons) else Polygon()
 
 
 def _prepared_boundary(index: MapIndex) -> BaseGeometry:
