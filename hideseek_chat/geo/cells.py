@@ -138,14 +138,12 @@ class _Diagram:
             dtype=np.int64,
         )
         self.feature_label = feature_label
-        self.is_point = np.array([g.geom_type == "Point" for g in self.geometries], dtype=bool)
+        types = shapely.get_type_id(self.geometries)
+        self.is_point = types == 0
         self.point_xy = np.full((len(self.geometries), 2), np.nan)
-        for i, geometry in enumerate(self.geometries):
-            if self.is_point[i]:
-                self.point_xy[i] = (geometry.x, geometry.y)
-        self.polygonal = [
-            i for i, g in enumerate(self.geometries) if g.geom_type in ("Polygon", "MultiPolygon")
-        ]
+        if self.is_point.any():
+            self.point_xy[self.is_point] = shapely.get_coordinates(self.geometries[self.is_point])
+        self.polygonal = np.nonzero((types == 3) | (types == 6))[0].tolist()
         xy, owner = _samples(self.geometries)
         self.owner = owner
         self.sample_label = feature_label[owner] if len(owner) else owner
@@ -643,22 +641,21 @@ def _place_number(items: Sequence[Feature], places: dict[int, int], feature: Fea
 
 def _samples(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sample points of every geometry (x, y) and the geometry each belongs to."""
-    chunks: list[np.ndarray] = []
-    owners: list[np.ndarray] = []
-    for i, geometry in enumerate(geometries):
-        if geometry.geom_type in ("Polygon", "MultiPolygon"):
-            geometry = geometry.boundary
-        coords = shapely.get_coordinates(shapely.segmentize(geometry, SPACING_M))
-        chunks.append(coords)
-        owners.append(np.full(len(coords), i, dtype=np.int64))
-    if not chunks:
+    if len(geometries) == 0:
         return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
-    xy = np.concatenate(chunks)
-    owner = np.concatenate(owners)
+    outlines = geometries.copy()
+    types = shapely.get_type_id(geometries)
+    polygonal = (types == 3) | (types == 6)
+    if polygonal.any():
+        outlines[polygonal] = shapely.boundary(geometries[polygonal])
+    lines = types != 0
+    if lines.any():
+        outlines[lines] = shapely.segmentize(outlines[lines], SPACING_M)
+    xy, owner = shapely.get_coordinates(outlines, return_index=True)
     # Shared vertices (two roads meeting) would be one Voronoi site: keep the first.
     _, first = np.unique(np.round(xy, 3), axis=0, return_index=True)
     first.sort()
-    return xy[first], owner[first]
+    return xy[first], owner[first].astype(np.int64)
 
 
 def _nearest_per_vertex(
