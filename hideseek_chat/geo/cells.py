@@ -67,6 +67,15 @@ _CONVERGED_M = 1e-4
 # most this many segments per quarter circle (enough for a 100 km band).
 _BAND_SAGITTA_M = 0.5
 _MAX_QUAD_SEGS = 400
+# From this many points a band is drawn from their Voronoi cells (cheaper than a union of
+# as many discs); flat cells are grown by this much so neighbours overlap.
+_CELLS_FOR_BAND = 50
+_FLAT_GROW_M = 0.01
+# Edges this long or shorter bend less than a centimetre between projection and lon/lat.
+_UNBENT_M = 1000.0
+# A disc drawn from the projection's linear part is kept when no sampled vertex is off
+# the geodesic circle by more than this (metres).
+_DISC_CHECK_M = 0.05
 
 
 class _Kept:
@@ -129,14 +138,12 @@ class _Diagram:
             dtype=np.int64,
         )
         self.feature_label = feature_label
-        self.is_point = np.array([g.geom_type == "Point" for g in self.geometries], dtype=bool)
+        types = shapely.get_type_id(self.geometries)
+        self.is_point = types == 0
         self.point_xy = np.full((len(self.geometries), 2), np.nan)
-        for i, geometry in enumerate(self.geometries):
-            if self.is_point[i]:
-                self.point_xy[i] = (geometry.x, geometry.y)
-        self.polygonal = [
-            i for i, g in enumerate(self.geometries) if g.geom_type in ("Polygon", "MultiPolygon")
-        ]
+        if self.is_point.any():
+            self.point_xy[self.is_point] = shapely.get_coordinates(self.geometries[self.is_point])
+        self.polygonal = np.nonzero((types == 3) | (types == 6))[0].tolist()
         xy, owner = _samples(self.geometries)
         self.owner = owner
         self.sample_label = feature_label[owner] if len(owner) else owner
@@ -359,10 +366,7 @@ def place_cell(
     places = layer.places
     own = _place_number(layer.items, places, place)
     if among is None:
-        diagram = _diagram(
-            index, ("kind", kind), lambda: (layer.projected, [places[id(f)] for f in layer.items])
-        )
-        return diagram.cell(own)
+        return _diagram_of_kind(index, kind).cell(own)
     wanted = {own} | {_place_number(layer.items, places, f) for f in among}
     by_place = _place_rows(index, kind)
     rows = sorted(n for number in wanted for n in by_place[number])
@@ -373,6 +377,14 @@ def place_cell(
         lambda: ([layer.projected[n] for n in rows], [places[id(layer.items[n])] for n in rows]),
     )
     return diagram.cell(own)
+
+
+def _diagram_of_kind(index: MapIndex, kind: str) -> _Diagram:
+    layer = index._layer(kind)
+    places = layer.places
+    return _diagram(
+        index, ("kind", kind), lambda: (layer.projected, [places[id(f)] for f in layer.items])
+    )
 
 
 def street_cell(index: MapIndex, name: str) -> BaseGeometry:
@@ -394,7 +406,7 @@ def distance_band(index: MapIndex, kind: str, distance_m: float) -> BaseGeometry
         _BANDS,
         index,
         ("band", kind, float(distance_m)),
-        lambda: _band(index, index._layer(kind).items, distance_m),
+        lambda: _band(index, kind, distance_m),
     )
 
 
@@ -407,19 +419,110 @@ def division_of(index: MapIndex, subject: str, lat: float, lon: float) -> BaseGe
     return feature.geometry.intersection(index.pack.boundary)
 
 
-def _band(index: MapIndex, features: Sequence[Feature], distance: float) -> BaseGeometry:
-    if not features or distance < 0:
+def _band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
+    layer = index._layer(kind)
+    if not layer.items or distance < 0:
         return Polygon()
-    projection = index.projection
-    flat = _projection_shift_m(index) < EXACT_M
-    geometries = np.array([projection.geometry(f.geometry) for f in features], dtype=object)
-    # Enough segments that an arc's chord strays less than SAGITTA_M from the circle.
+    geometries = np.empty(len(layer.projected), dtype=object)
+    geometries[:] = list(layer.projected)
+    if len(geometries) >= _CELLS_FOR_BAND and layer.all_points:
+        return _to_map(index, _point_band(index, kind, distance))
+    return _to_map(index, shapely.union_all(_buffers(index, geometries, distance)))
+
+
+def _buffers(index: MapIndex, geometries: np.ndarray, distance: float) -> np.ndarray:
+    """Each projected geometry's geodesic buffer (in the projection)."""
+    # Enough segments that an arc's chord strays less than _BAND_SAGITTA_M from the circle.
     step = 2 * math.acos(max(-1.0, 1 - _BAND_SAGITTA_M / max(distance, _BAND_SAGITTA_M)))
     quad_segs = max(4, min(_MAX_QUAD_SEGS, math.ceil(math.pi / 2 / step)))
     buffers = shapely.buffer(geometries, distance, quad_segs=quad_segs)
-    if not flat:
-        buffers = _geodesic_buffers(projection, geometries, buffers, distance)
-    return _to_map(index, shapely.union_all(buffers))
+    if _projection_shift_m(index) >= EXACT_M:
+        buffers = _geodesic_buffers(index.projection, geometries, buffers, distance)
+    return np.asarray(buffers, dtype=object)
+
+
+def _point_band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
+    """The band of many points from their Voronoi cells: a cell well inside its point's
+    disc is in the band whole, and only the other points' discs are drawn, each cut to its
+    cell grown by what the projection can move a bisector (so neighbours overlap and no
+    gap opens where the projected cells are off the geodesic ones)."""
+    diagram = _diagram_of_kind(index, kind)
+    sites = diagram.point_xy[diagram.owner]
+    cells = diagram.cells.copy()
+    # Cells at the edge reach out to the diagram's frame: only the part in the map counts.
+    near_map = _near_map(index)
+    out = ~shapely.contains(near_map, cells)
+    cells[out] = shapely.intersection(cells[out], near_map)
+    coords, owner = shapely.get_coordinates(cells, return_index=True)
+    reach = np.zeros(len(cells))
+    np.maximum.at(reach, owner, np.hypot(*(coords - sites[owner]).T))
+    kept = ~shapely.is_empty(cells)
+    cells, sites, reach = cells[kept], sites[kept], reach[kept]
+    if diagram.flat:
+        grow, shrink = _FLAT_GROW_M, 0.0
+    else:
+        # Scale error of the projection at the farthest cell (see _projection_shift_m).
+        angle = (float(np.hypot(*sites.T).max()) + float(reach.max())) / _EARTH_RADIUS_M
+        scale_error = 2 * angle**2 / 6
+        grow = 2 * scale_error * float(reach.max()) + 1.0
+        shrink = 2 * scale_error * distance
+    inside = reach + 3 * grow <= distance - shrink - _BAND_SAGITTA_M
+    parts: list[BaseGeometry] = []
+    if inside.any():
+        parts.append(shapely.coverage_union_all(cells[inside]))
+    edge = np.nonzero(~inside)[0]
+    if len(edge) == 0:
+        return parts[0]
+    discs = _point_discs(index, sites[edge], distance)
+    # A disc clear of its cell's edges overlaps nothing: it needs no cut and no union.
+    room = shapely.distance(shapely.points(sites[edge]), shapely.boundary(cells[edge]))
+    alone = room >= distance * (1 + shrink / max(distance, 1.0)) + 2 * grow + 1.0
+    if (~alone).any():
+        crowded = edge[~alone]
+        grown = shapely.buffer(cells[crowded], grow, quad_segs=1, join_style="mitre")
+        parts.extend(shapely.intersection(grown, discs[~alone]))
+    joined = shapely.get_parts(shapely.union_all(parts)) if parts else np.empty(0, dtype=object)
+    polygons = np.concatenate([joined, discs[alone]])
+    return shapely.multipolygons(polygons[~shapely.is_empty(polygons)])
+
+
+def _point_discs(index: MapIndex, sites: np.ndarray, distance: float) -> np.ndarray:
+    """Geodesic discs around projected points, drawn in the projection.
+
+    Each disc is the circle mapped through the projection's local linear part at its
+    centre (found by central differences), which is off by a second-order term only; a
+    sample of vertices is measured geodesically and, should that term exceed
+    :data:`_DISC_CHECK_M` (large distances far from the centre), every vertex is moved
+    onto the geodesic circle.
+    """
+    projection = index.projection
+    count = len(sites)
+    lonlat = projection.to_lonlat_array(sites)
+    step = 200.0
+    lon, lat = np.repeat(lonlat[:, 0], 4), np.repeat(lonlat[:, 1], 4)
+    azimuth = np.tile([90.0, 270.0, 0.0, 180.0], count)
+    lon2, lat2, _ = WGS84.fwd(lon, lat, azimuth, np.full(len(lon), step))
+    moved = projection._project_array(np.column_stack([lon2, lat2])).reshape(count, 4, 2)
+    east = (moved[:, 0] - moved[:, 1]) / (2 * step)
+    north = (moved[:, 2] - moved[:, 3]) / (2 * step)
+    arc = 2 * math.acos(max(-1.0, 1 - _BAND_SAGITTA_M / max(distance, _BAND_SAGITTA_M)))
+    corners = 4 * max(4, min(_MAX_QUAD_SEGS, math.ceil(math.pi / 2 / arc)))
+    angle = np.linspace(0.0, 2 * math.pi, corners + 1)
+    # (count, corners + 1, 2): centre + east * D cos + north * D sin; the last closes.
+    ring = (
+        sites[:, None, :]
+        + east[:, None, :] * (distance * np.cos(angle))[None, :, None]
+        + north[:, None, :] * (distance * np.sin(angle))[None, :, None]
+    )
+    discs = shapely.polygons(ring)
+    sample = np.arange(0, count, max(1, count // 50))
+    check_xy = ring[sample, :-1].reshape(-1, 2)
+    centres = np.repeat(lonlat[sample], corners, axis=0)
+    there = projection.to_lonlat_array(check_xy)
+    measured = np.asarray(WGS84.inv(centres[:, 0], centres[:, 1], there[:, 0], there[:, 1])[2])
+    if float(np.abs(measured - distance).max()) > _DISC_CHECK_M:
+        discs = _geodesic_buffers(projection, shapely.points(sites), discs, distance)
+    return np.asarray(discs, dtype=object)
 
 
 def _geodesic_buffers(
@@ -454,12 +557,37 @@ def _geodesic_buffers(
 
 def _to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
     """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it."""
+    # Part by part: most parts of a band of many discs lie inside and need no overlay.
+    parts = shapely.get_parts(area)
+    if len(parts) == 0:
+        return Polygon()
     # Cut to the map (and a margin) first: cheaper to split and carry back.
-    area = area.intersection(_near_map(index))
+    near_map = _near_map(index)
+    out = ~shapely.contains(near_map, parts)  # prepared: the map is the first argument
+    parts[out] = shapely.intersection(parts[out], near_map)
     # 1 km edges bend less than a centimetre between the projection and lon/lat.
-    area = shapely.segmentize(area, 1000.0)
-    lonlat = shapely.transform(area, index.projection.to_lonlat_array)
-    return _polygonal(lonlat.intersection(index.pack.boundary))
+    minx, miny, maxx, maxy = shapely.bounds(parts).T
+    long = np.hypot(maxx - minx, maxy - miny) > _UNBENT_M
+    parts[long] = shapely.segmentize(parts[long], _UNBENT_M)
+    lonlat = shapely.transform(parts, index.projection.to_lonlat_array)
+    boundary = _prepared_boundary(index)
+    out = ~shapely.contains(boundary, lonlat)
+    lonlat[out] = shapely.intersection(lonlat[out], boundary)
+    # Overlays can leave stray lines and points beside the polygons: only polygons stay.
+    polygons = shapely.get_parts(lonlat)
+    polygons = polygons[(shapely.get_type_id(polygons) == 3) & ~shapely.is_empty(polygons)]
+    if len(polygons) == 1:
+        return polygons[0]  # type: ignore[no-any-return]
+    return shapely.multipolygons(polygons) if len(polygons) else Polygon()
+
+
+def _prepared_boundary(index: MapIndex) -> BaseGeometry:
+    def build() -> BaseGeometry:
+        boundary = shapely.from_wkb(index.pack.boundary.wkb)  # a copy: prepare changes it
+        shapely.prepare(boundary)
+        return boundary
+
+    return _kept(_PARTS, index, ("boundary",), build)
 
 
 def _near_map(index: MapIndex) -> BaseGeometry:
@@ -513,22 +641,21 @@ def _place_number(items: Sequence[Feature], places: dict[int, int], feature: Fea
 
 def _samples(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sample points of every geometry (x, y) and the geometry each belongs to."""
-    chunks: list[np.ndarray] = []
-    owners: list[np.ndarray] = []
-    for i, geometry in enumerate(geometries):
-        if geometry.geom_type in ("Polygon", "MultiPolygon"):
-            geometry = geometry.boundary
-        coords = shapely.get_coordinates(shapely.segmentize(geometry, SPACING_M))
-        chunks.append(coords)
-        owners.append(np.full(len(coords), i, dtype=np.int64))
-    if not chunks:
+    if len(geometries) == 0:
         return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
-    xy = np.concatenate(chunks)
-    owner = np.concatenate(owners)
+    outlines = geometries.copy()
+    types = shapely.get_type_id(geometries)
+    polygonal = (types == 3) | (types == 6)
+    if polygonal.any():
+        outlines[polygonal] = shapely.boundary(geometries[polygonal])
+    lines = types != 0
+    if lines.any():
+        outlines[lines] = shapely.segmentize(outlines[lines], SPACING_M)
+    xy, owner = shapely.get_coordinates(outlines, return_index=True)
     # Shared vertices (two roads meeting) would be one Voronoi site: keep the first.
     _, first = np.unique(np.round(xy, 3), axis=0, return_index=True)
     first.sort()
-    return xy[first], owner[first]
+    return xy[first], owner[first].astype(np.int64)
 
 
 def _nearest_per_vertex(

@@ -275,7 +275,8 @@ def test_street_cell_ignores_case_and_is_empty_for_an_unknown_name(stillwater: M
 @pytest.mark.parametrize(
     ("place", "kind", "metres"),
     [("stillwater", "school", 500.0), ("stillwater", "restaurant", 2000.0),
-     ("stillwater", "road", 50.0), ("country", "museum", 20_000.0)],
+     ("stillwater", "road", 50.0), ("country", "museum", 20_000.0),
+     ("country", "museum", 2_000.0), ("country", "museum", 60_000.0)],
 )
 def test_distance_band_holds_what_is_within_the_distance(
     request: pytest.FixtureRequest, place: str, kind: str, metres: float
