@@ -5,9 +5,10 @@ Every geometry returned is lon/lat (x = lon). Curves are made of points lying ex
 geodesic curve (``Geod.fwd`` for circles, a solved equation for bisectors), close enough that
 a straight lon/lat segment between two of them strays well under a metre from the curve.
 
-Keep regions are drawn a little generous (:data:`MARGIN_M`) so that an answer computed
-truthfully never loses its true position to rounding; a point farther than a metre from an
-edge is always on the right side.
+Discs and distance bands are drawn a little generous (:data:`MARGIN_M`) so that an answer
+computed truthfully never loses its position to rounding; bisectors are exact within
+:data:`SAG_M`. A point farther than a metre from an edge is always on the right side, and
+``seeking`` decides stations nearer than that by recomputing the answer.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,11 +26,18 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo import cells
-from hideseek_chat.geo.answers import DIVISION_SUBJECTS, STREET_SUBJECT
+from hideseek_chat.geo.answers import (
+    DIVISION_SUBJECTS,
+    STREET_SUBJECT,
+    HiderFix,
+    answer_matching,
+    answer_measuring,
+    answer_tentacle,
+)
 from hideseek_chat.geo.distance import WGS84, distance_m
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
 from hideseek_chat.geo.spatial import MapIndex
-from hideseek_chat.rules.ruleset import NULL_ANSWER, Category
+from hideseek_chat.rules.ruleset import NULL_ANSWER, Category, HiderPosition
 
 if TYPE_CHECKING:
     from hideseek_chat.geo.seeking import Clue
@@ -41,10 +49,6 @@ SAG_M = 0.1
 #: The longest straight lon/lat segment on a curve (metres): longer ones bend off the
 #: geodesic they stand for once unprojected.
 MAX_SEGMENT_M = 1000.0
-
-#: A station test: lat and lon arrays -> which of those stations the clue keeps.
-StationTest = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
 
 def _segments_for_circle(radius_m: float) -> int:
     """How many chords a circle needs so each strays < SAG_M and is < MAX_SEGMENT_M long."""
@@ -223,10 +227,11 @@ def covers_lonlat(region: BaseGeometry, lats: np.ndarray, lons: np.ndarray) -> n
 # ---------------------------------------------------------------- clues -> regions
 
 
-#: Station lat and lon arrays -> which of those stations a clue keeps.
-AtStations = Callable[[np.ndarray, np.ndarray], np.ndarray]
+#: Stations as lat, lon, x and y arrays (x, y in ``MapIndex.projection``) -> which of
+#: them a clue keeps.
+AtStations = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 #: The same with a slack: kept when some point within ``slack`` metres of the station is.
-NearStations = Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+NearStations = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -244,6 +249,9 @@ class Region:
     near_stations: NearStations | None = None
     #: ``stations`` as a mask over the pack's stations (:func:`station_table` order)
     station_mask: np.ndarray | None = None
+    #: whether a hider at (lat, lon) gets this answer, computed as the answer was: decides
+    #: the stations so near an edge of ``keep`` that the drawn edge could misplace them
+    answer_at: Callable[[float, float], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -253,6 +261,8 @@ class StationTable:
 
     lats: np.ndarray
     lons: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
     points: np.ndarray
     lengths: np.ndarray
     ids: np.ndarray
@@ -274,7 +284,7 @@ def station_table(index: MapIndex) -> StationTable:
         lons = np.array([s.lon for s in stations], dtype=float)
         xy = index.projection._project_array(np.column_stack([lons, lats]))
         table = StationTable(
-            lats, lons, shapely.points(xy),
+            lats, lons, xy[:, 0].copy(), xy[:, 1].copy(), shapely.points(xy),
             np.array([len(s.name) for s in stations], dtype=int),
             np.array([s.id for s in stations], dtype=object),
             np.array([not s.routes for s in stations], dtype=bool),
@@ -312,25 +322,56 @@ def _distances(lat: float, lon: float, lats: np.ndarray, lons: np.ndarray) -> np
     return np.asarray(away, dtype=float)
 
 
-def radar_region(
-    boundary: BaseGeometry, lat: float, lon: float, radius_m: float, inside: bool
-) -> Region:
+def _projected(index: MapIndex, lat: float, lon: float) -> tuple[float, float, float]:
+    """A point's x, y in the index's projection and the scale bound ``k`` around it."""
+    projection = index.projection
+    point = projection.point(lat, lon)
+    return float(point.x), float(point.y), projection.scale_bound(lat, lon)
+
+
+def _within(
+    index: MapIndex, lat: float, lon: float, limit: float,
+    lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+) -> np.ndarray:
+    """Which stations are within ``limit`` (geodesic, the edge included) of a point."""
+    cx, cy, k = _projected(index, lat, lon)
+    p = np.hypot(xs - cx, ys - cy)
+    if math.isinf(k):
+        return _distances(lat, lon, lats, lons) <= limit
+    # Decided by the bounds when clear by a millimetre; measured when near the edge.
+    inside = k * p <= limit - 1e-3
+    unsure = ~inside & (p / k <= limit + 1e-3)
+    inside[unsure] = _distances(lat, lon, lats[unsure], lons[unsure]) <= limit
+    return inside
+
+
+def radar_region(index: MapIndex, lat: float, lon: float, radius_m: float, inside: bool) -> Region:
     """Within ``radius_m`` of the pin (on the edge counts as within), or beyond it."""
     if inside:
         keep: BaseGeometry = geodesic_disc(lat, lon, radius_m + SAG_M + MARGIN_M)
 
-        def near(lats: np.ndarray, lons: np.ndarray, slack: float) -> np.ndarray:
+        def near(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                 slack: float) -> np.ndarray:
             # Triangle inequality: a point within ``slack`` of the station is within the
             # circle only if the station is within radius + slack of its centre.
-            return _distances(lat, lon, lats, lons) <= radius_m + slack
+            return _within(index, lat, lon, radius_m + slack, lats, lons, xs, ys)
     else:
-        keep = boundary.difference(geodesic_disc(lat, lon, max(radius_m - MARGIN_M, 0.0)))
+        keep = index.pack.boundary
+        if radius_m > MARGIN_M:
+            keep = keep.difference(geodesic_disc(lat, lon, radius_m - MARGIN_M))
 
-        def near(lats: np.ndarray, lons: np.ndarray, slack: float) -> np.ndarray:
-            return _distances(lat, lon, lats, lons) > radius_m - slack
+        def near(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                 slack: float) -> np.ndarray:
+            if slack >= radius_m:
+                return np.ones(len(lats), dtype=bool)
+            # Beyond ``radius - slack`` exactly: not within a hair less than that.
+            limit = radius_m - slack
+            return ~_within(index, lat, lon, limit, lats, lons, xs, ys)
 
-    return Region(keep, at_stations=lambda lats, lons: near(lats, lons, 0.0),
-                  near_stations=near)
+    def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        return near(lats, lons, xs, ys, 0.0)
+
+    return Region(keep, at_stations=at, near_stations=near)
 
 
 def thermometer_region(
@@ -339,13 +380,12 @@ def thermometer_region(
     """Strictly nearer the end pin than the start pin (hotter), or not (colder)."""
     keep = bisector_side(start, end, hotter, reach_m)
 
-    def at(lats: np.ndarray, lons: np.ndarray) -> np.ndarray:
-        before = _distances(*start, lats, lons)
-        after = _distances(*end, lats, lons)
-        nearer = after < before
-        return nearer if hotter else ~nearer
+    def answer_at(lat: float, lon: float) -> bool:
+        # As answer_thermometer measures: start and end pin to the hider.
+        nearer = distance_m(*end, lat, lon) < distance_m(*start, lat, lon)
+        return nearer == hotter
 
-    return Region(keep, at_stations=at)
+    return Region(keep, answer_at=answer_at)
 
 
 def reach_of(bounds: tuple[float, float, float, float], lat: float, lon: float) -> float:
@@ -382,7 +422,7 @@ def clue_region(
     if clue.category == Category.RADAR:
         if clue.distance_m is None or clue.answer not in ("yes", "no"):
             return "unreadable_answer"
-        return radar_region(boundary, *seeker, clue.distance_m, clue.answer == "yes")
+        return radar_region(index, *seeker, clue.distance_m, clue.answer == "yes")
     if clue.category == Category.THERMOMETER:
         if clue.end is None:
             return "no_seeker_pin"
@@ -398,18 +438,38 @@ def clue_region(
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)
     if clue.category == Category.MATCHING:
-        return _matching(index, clue)
-    if clue.category == Category.MEASURING:
-        return _measuring(index, clue)
-    if clue.category == Category.TENTACLE:
-        return _tentacle(index, clue)
-    return "unsupported_category"
+        region = _matching(index, clue)
+    elif clue.category == Category.MEASURING:
+        region = _measuring(index, clue)
+    elif clue.category == Category.TENTACLE:
+        region = _tentacle(index, clue)
+    else:
+        return "unsupported_category"
+    if isinstance(region, str) or region.keep is None:
+        return region
+    return replace(region, answer_at=_answer_at(index, clue))
 
 
-def _distance_band(index: MapIndex, kind: str, within_m: float) -> BaseGeometry | None:
-    """The points within ``within_m`` of a feature of ``kind`` (``geo.cells``), when built."""
-    band = getattr(cells, "distance_band", None)
-    return None if band is None else band(index, kind, within_m)
+def _answer_at(index: MapIndex, clue: Clue) -> Callable[[float, float], bool]:
+    """Whether a hider at a point gets ``clue``'s answer, by the automatic answers' code."""
+    seeker = clue.seeker
+    assert seeker is not None
+    wanted = (clue.detail or "").strip().casefold()
+
+    def check(lat: float, lon: float) -> bool:
+        fix = HiderFix(lat, lon, 0.0, HiderPosition.STATION)
+        if clue.category == Category.MATCHING:
+            return answer_matching(index, clue.subject, seeker, fix).answer == clue.answer
+        if clue.category == Category.MEASURING:
+            return answer_measuring(index, clue.subject, seeker, fix).answer == clue.answer
+        reach = clue.distance_m or 0.0
+        result = answer_tentacle(index, clue.subject, seeker, fix, reach)
+        if clue.answer == "not_in_reach" or result.answer in (None, "not_in_reach", NULL_ANSWER):
+            return result.answer == clue.answer
+        names = {n.strip().casefold() for n in (*result.names, result.answer or "")}
+        return wanted in names
+
+    return check
 
 
 def _matching(index: MapIndex, clue: Clue) -> Region | str:
@@ -435,10 +495,10 @@ def _matching(index: MapIndex, clue: Clue) -> Region | str:
     if clue.subject in DIVISION_SUBJECTS:
         if not index.has_data_for(clue.subject):
             return "no_map_data"
-        division, _ = index.containing(clue.subject, clue.seeker.lat, clue.seeker.lon)
+        division = cells.division_of(index, clue.subject, clue.seeker.lat, clue.seeker.lon)
         if division is None:
             return "not_in_any_division"
-        return _inside_or_not(pack.boundary, division.geometry, same)
+        return _inside_or_not(pack.boundary, division, same)
     if clue.subject == STREET_SUBJECT:
         if not index.has_data_for(ROAD_KIND):
             return "no_map_data"
@@ -472,10 +532,9 @@ def _measuring(index: MapIndex, clue: Clue) -> Region | str:
         return "no_feature_in_boundary"
     # Closer means strictly nearer than the seeker's nearest; further is the rest.
     if clue.answer == "closer":
-        band = _distance_band(index, clue.subject, near.distance_m + MARGIN_M)
-        return "no_map_data" if band is None else Region(band)
-    band = _distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
-    return "no_map_data" if band is None else Region(index.pack.boundary.difference(band))
+        return Region(cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M))
+    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
+    return Region(index.pack.boundary.difference(band))
 
 
 def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
@@ -491,13 +550,16 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
             # Nothing in reach: "not in reach" would be the answer wherever the hider is.
             return Region(None)
         # Something in reach: the hider must be out of reach themselves.
-        return radar_region(index.pack.boundary, lat, lon, reach, inside=False)
+        return radar_region(index, lat, lon, reach, inside=False)
     if clue.answer != "named":
         return "unreadable_answer"
     wanted = (clue.detail or "").strip().casefold()
     named: list[Feature] = []
     for hit in rows:
+        # The answer is the name of the place's row nearest the seeker, which may be
+        # unnamed (""): any row's own name or any name of its place matches.
         names = {n.strip().casefold() for n in index.place_names(clue.subject, hit.item)}
+        names.add(hit.item.name.strip().casefold())
         if wanted in names and not any(
             index.same_place(clue.subject, hit.item, seen) for seen in named
         ):
@@ -508,6 +570,6 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
     area = shapely.union_all(
         [cells.place_cell(index, clue.subject, place, among=among) for place in named]
     )
-    disc = radar_region(index.pack.boundary, lat, lon, reach, inside=True)
+    disc = radar_region(index, lat, lon, reach, inside=True)
     assert disc.keep is not None
     return Region(area.intersection(disc.keep))

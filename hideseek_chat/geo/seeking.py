@@ -10,12 +10,13 @@ strays less than a metre from the geodesic curve it stands for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import shapely
-from shapely.geometry import GeometryCollection, MultiPolygon, Polygon, mapping
+from shapely import STRtree
+from shapely.geometry import MultiPolygon, Polygon, mapping
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.mappack import Station
@@ -63,7 +64,9 @@ class Applied:
 
     ``keep`` is an area (lon/lat) for clues about the hider's position, or None for clues
     about their station only (a transit line, a station name's length), which keep the
-    station ids in ``stations`` instead.
+    station ids in ``stations`` instead. A clue that rules nothing out (a ``null`` answer)
+    keeps the whole boundary. Curves are exact within the part of the map still in play
+    when the clue was applied.
     """
 
     ref: int
@@ -86,6 +89,12 @@ class SeekerMap:
 
     ``remaining`` is the boundary minus everything eliminated (lon/lat); ``candidates`` the
     stations, in the pack's order, whose zone disc (``zone_radius_m``) still meets it.
+
+    With ``basis`` STATION the answers were about the station point: candidates are the
+    stations inside ``remaining`` (and on every station list). With LIVE the hider may have
+    moved inside their zone between answers: a station stays when its disc meets each
+    clue's region on its own, so a candidate's disc need not meet ``remaining`` (where the
+    hider is if they never moved). See docs/geo.md, "Seekers' map".
     """
 
     boundary: BaseGeometry
@@ -114,6 +123,7 @@ def seeker_map(
         not_applied=(),
         zone_radius_m=zone_radius_m,
         basis=basis,
+        rows=np.arange(len(index.pack.stations)),
     )
     for clue in sorted(clues, key=lambda c: c.ref):
         view = with_clue(index, view, clue)
@@ -160,14 +170,16 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
     if region.keep is None or not kept.any():
         return kept
     rows = rows[kept]
-    lats, lons = table.lats[rows], table.lons[rows]
+    lats, lons, xs, ys = table.lats[rows], table.lons[rows], table.xs[rows], table.ys[rows]
     if view.basis == HiderPosition.STATION:
         if region.at_stations is not None:
-            inside = region.at_stations(lats, lons)
+            inside = region.at_stations(lats, lons, xs, ys)
         else:
             inside = covers_lonlat(region.keep, lats, lons)
+            if region.answer_at is not None:
+                _settle_near_edges(region.keep, region.answer_at, lats, lons, inside)
     elif region.near_stations is not None:
-        inside = region.near_stations(lats, lons, view.zone_radius_m)
+        inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
         projection = index.projection
         area = projection.geometry(region.keep)
@@ -178,6 +190,38 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         inside = np.asarray(shapely.dwithin(area, table.points[rows], reach))
     kept[kept] = inside
     return kept
+
+
+#: Stations nearer than this to a drawn edge are decided by recomputing the answer (metres).
+EDGE_CHECK_M = 5.0
+
+
+def _settle_near_edges(
+    keep: BaseGeometry,
+    answer_at: Callable[[float, float], bool],
+    lats: np.ndarray,
+    lons: np.ndarray,
+    inside: np.ndarray,
+) -> None:
+    """Decide ``inside`` again, by the answer itself, for stations near an edge of ``keep``."""
+    if not len(lats):
+        return
+    # Degrees for EDGE_CHECK_M at the highest latitude here (a degree of latitude >= 110 km).
+    widest = min(float(np.abs(lats).max()), 89.0)
+    degrees = EDGE_CHECK_M / 110_000.0 / float(np.cos(np.radians(widest)))
+    # One small box per edge segment: a tree of them finds the few stations near any edge.
+    pieces = []
+    for ring in shapely.get_parts(keep.boundary):
+        coords = shapely.get_coordinates(ring)
+        pieces.append(np.stack([coords[:-1], coords[1:]], axis=1))
+    if not pieces:
+        return
+    segments = shapely.linestrings(np.concatenate(pieces))
+    near, _ = STRtree(segments).query(
+        shapely.points(lons, lats), predicate="dwithin", distance=degrees
+    )
+    for n in np.unique(near):
+        inside[n] = answer_at(float(lats[n]), float(lons[n]))
 
 
 def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float, float]:
@@ -212,7 +256,7 @@ def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
         return geometry
     parts = [g for g in getattr(geometry, "geoms", ()) if isinstance(g, Polygon | MultiPolygon)]
     if not parts:
-        return GeometryCollection() if geometry.is_empty else MultiPolygon()
+        return MultiPolygon()
     return shapely.union_all(parts)
 
 
