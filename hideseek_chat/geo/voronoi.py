@@ -47,6 +47,8 @@ EXACT_M = 0.05
 #: How many (index, kind) diagrams and how many finished cells each diagram keeps.
 DIAGRAMS_KEPT = 32
 CELLS_KEPT = 512
+#: A diagram holds at most about this many samples (long lines are sampled sparser).
+MAX_SAMPLES = 40_000
 
 EARTH_RADIUS_M = 6_371_008.8
 # Newton halves the error each step where a bisector touches rather than crosses (a line
@@ -126,8 +128,17 @@ class Diagram:
         self.point_xy = np.full((len(self.geometries), 2), np.nan)
         if self.is_point.any():
             self.point_xy[self.is_point] = shapely.get_coordinates(self.geometries[self.is_point])
-        self.polygonal = np.nonzero((types == 3) | (types == 6))[0].tolist()
-        xy, owner = _samples(self.geometries)
+        self.is_polygonal = (types == 3) | (types == 6)
+        self.polygonal = np.nonzero(self.is_polygonal)[0].tolist()
+        # What distances are measured to: a polygon's outline (inside counts as negative).
+        self.outlines = self.geometries.copy()
+        if self.polygonal:
+            self.outlines[self.polygonal] = shapely.boundary(self.geometries[self.polygonal])
+        # Long lines (rivers across a country) are sampled more sparsely: the exact step
+        # fixes the outline whatever the spacing, which only sets the work done.
+        length = float(shapely.length(self.outlines).sum())
+        self.spacing = max(SPACING_M, length / MAX_SAMPLES)
+        xy, owner = _samples(self.outlines, self.spacing)
         self.owner = owner
         self.sample_label = feature_label[owner] if len(owner) else owner
         minx, miny, maxx, maxy = index._boundary.bounds
@@ -142,7 +153,7 @@ class Diagram:
             self.cells = np.array([self.frame] * len(xy), dtype=object)
         self.tree = STRtree(self.cells)
         # The map and a margin, so the exact step can move an edge across the boundary.
-        self.near_map = near_map(index)
+        self.near_map = near_map(index, 4 * self.spacing)
         # On a small map the projection is as good as geodesic (see projection_shift_m).
         self.flat = projection_shift_m(index) < EXACT_M
         self._cells = Kept(CELLS_KEPT)
@@ -275,7 +286,7 @@ class Diagram:
                 step[triple] = _point_step(g1[triple], f1[triple], g2, f2, step[triple])
                 f1[triple] = np.maximum(np.abs(f1[triple]), np.abs(f2))
             # A step longer than the distances involved means no crossing near here.
-            limit = 0.5 * np.maximum(d_mine, d_rival) + SPACING_M
+            limit = 0.5 * np.maximum(np.abs(d_mine), np.abs(d_rival)) + self.spacing
             length = np.hypot(step[:, 0], step[:, 1])
             step[length > limit] = 0.0
             xy[active] = at + step
@@ -302,8 +313,17 @@ class Diagram:
         lines = ~self.is_point[feature]
         if lines.any():
             near = near.copy()
-            near[lines] = nearest_on(self.geometries[feature[lines]], xy[lines])
-        return measure(self.projection, self.flat, xy, near)
+            near[lines] = nearest_on(self.outlines[feature[lines]], xy[lines])
+        distance, unit = measure(self.projection, self.flat, xy, near)
+        if self.polygonal:
+            # Inside a polygon the distance is 0 for MapIndex; negative here, so a rival's
+            # outline that strayed inside has a slope to leave by.
+            rows = np.nonzero(self.is_polygonal[feature])[0]
+            inside = shapely.contains_xy(self.geometries[feature[rows]], xy[rows, 0], xy[rows, 1])
+            flip = rows[inside]
+            distance[flip] *= -1
+            unit[flip] *= -1
+        return distance, unit
 
 
 def nearest_on(geometries: np.ndarray, xy: np.ndarray) -> np.ndarray:
@@ -390,29 +410,26 @@ def _prepared_boundary(index: MapIndex) -> BaseGeometry:
     return kept(PARTS, index, ("boundary",), build)
 
 
-def near_map(index: MapIndex) -> BaseGeometry:
+def near_map(index: MapIndex, margin: float = 4 * SPACING_M) -> BaseGeometry:
     """The projected boundary with a margin, kept per index."""
 
     def build() -> BaseGeometry:
-        near = shapely.buffer(index._boundary, 4 * SPACING_M, quad_segs=2)
+        near = shapely.buffer(index._boundary, margin, quad_segs=2)
         shapely.prepare(near)
         return near
 
-    return kept(PARTS, index, ("near_map",), build)
+    return kept(PARTS, index, ("near_map", margin), build)
 
 
-def _samples(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sample points of every geometry (x, y) and the geometry each belongs to."""
-    if len(geometries) == 0:
+def _samples(outlines: np.ndarray, spacing: float) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points of every point or line (x, y), ``spacing`` apart along lines, and the
+    geometry each belongs to."""
+    if len(outlines) == 0:
         return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
-    outlines = geometries.copy()
-    types = shapely.get_type_id(geometries)
-    polygonal = (types == 3) | (types == 6)
-    if polygonal.any():
-        outlines[polygonal] = shapely.boundary(geometries[polygonal])
-    lines = types != 0
+    outlines = outlines.copy()
+    lines = shapely.get_type_id(outlines) != 0
     if lines.any():
-        outlines[lines] = shapely.segmentize(outlines[lines], SPACING_M)
+        outlines[lines] = shapely.segmentize(outlines[lines], spacing)
     xy, owner = shapely.get_coordinates(outlines, return_index=True)
     # Shared vertices (two roads meeting) would be one Voronoi site: keep the first.
     _, first = np.unique(np.round(xy, 3), axis=0, return_index=True)
