@@ -80,6 +80,11 @@ def bench_pack(title: str, pack: MapPack, floor: float) -> None:
     print(f"-- {title}")
     first = timed(lambda: place_cell(index, "station", features[0]))
     one("first place_cell (diagram build)", first, floor)
+    fresh = MapIndex(pack)
+    fresh._layer("station").places  # noqa: B018
+    forty = rnd.sample(features, 40)
+    scratch = timed(lambda: [place_cell(fresh, "station", f) for f in forty])
+    one("40 place_cells from scratch (build + 40)", scratch, floor)
     asked = rnd.sample(features, 200)
     report("place_cell, new place", [timed(lambda f=f: place_cell(index, "station", f))
                                      for f in asked], floor)
