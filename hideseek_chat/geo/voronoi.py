@@ -130,6 +130,11 @@ class Diagram:
             self.point_xy[self.is_point] = shapely.get_coordinates(self.geometries[self.is_point])
         self.is_polygonal = (types == 3) | (types == 6)
         self.polygonal = np.nonzero(self.is_polygonal)[0].tolist()
+        self.point_lonlat = np.full_like(self.point_xy, np.nan)
+        if self.is_point.any():
+            self.point_lonlat[self.is_point] = self.projection.to_lonlat_array(
+                self.point_xy[self.is_point]
+            )
         # What distances are measured to: a polygon's outline (inside counts as negative).
         self.outlines = self.geometries.copy()
         if self.polygonal:
@@ -273,14 +278,17 @@ class Diagram:
             if len(active) == 0:
                 break
             at = xy[active]
-            d_mine, u_mine = self._nearer(at, mine[0][active], mine[1][active])
-            d_rival, u_rival = self._nearer(at, rival[0][active], rival[1][active])
+            here = None if self.flat else self.projection.to_lonlat_array(at)
+            d_mine, u_mine = self._nearer(at, mine[0][active], mine[1][active], here)
+            d_rival, u_rival = self._nearer(at, rival[0][active], rival[1][active], here)
             g1 = u_mine - u_rival
             f1 = d_mine - d_rival
             step = _line_step(g1, f1)
             triple = second[active] >= 0
             if triple.any():
-                d_second, u_second = self._distances(at[triple], second[active][triple])
+                d_second, u_second = self._distances(
+                    at[triple], second[active][triple], None if here is None else here[triple]
+                )
                 g2 = u_mine[triple] - u_second
                 f2 = d_mine[triple] - d_second
                 step[triple] = _point_step(g1[triple], f1[triple], g2, f2, step[triple])
@@ -294,27 +302,35 @@ class Diagram:
         return xy
 
     def _nearer(
-        self, xy: np.ndarray, first: np.ndarray, other: np.ndarray
+        self, xy: np.ndarray, first: np.ndarray, other: np.ndarray, here: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        distance, unit = self._distances(xy, first)
+        distance, unit = self._distances(xy, first, here)
         differ = first != other
         if differ.any():
-            d2, u2 = self._distances(xy[differ], other[differ])
+            where = None if here is None else here[differ]
+            d2, u2 = self._distances(xy[differ], other[differ], where)
             closer = d2 < distance[differ]
             rows = np.nonzero(differ)[0][closer]
             distance[rows] = d2[closer]
             unit[rows] = u2[closer]
         return distance, unit
 
-    def _distances(self, xy: np.ndarray, feature: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _distances(
+        self, xy: np.ndarray, feature: np.ndarray, here: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Distance from each point to its feature as ``MapIndex`` measures it, and the
-        projected unit vector from the feature's nearest point towards the point."""
+        projected unit vector from the feature's nearest point towards the point
+        (``here``: the points in lon/lat, when known)."""
         near = self.point_xy[feature]
+        near_lonlat = None if self.flat else self.point_lonlat[feature]
         lines = ~self.is_point[feature]
         if lines.any():
             near = near.copy()
             near[lines] = nearest_on(self.outlines[feature[lines]], xy[lines])
-        distance, unit = measure(self.projection, self.flat, xy, near)
+            if near_lonlat is not None:
+                near_lonlat = near_lonlat.copy()
+                near_lonlat[lines] = self.projection.to_lonlat_array(near[lines])
+        distance, unit = measure(self.projection, self.flat, xy, near, near_lonlat, here)
         if self.polygonal:
             # Inside a polygon the distance is 0 for MapIndex; negative here, so a rival's
             # outline that strayed inside has a slope to leave by.
@@ -338,9 +354,11 @@ def measure(
     xy: np.ndarray,
     near: np.ndarray,
     near_lonlat: np.ndarray | None = None,
+    here_lonlat: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Distance from each point to its given nearest point (geodesic unless ``flat``), and
-    the projected unit vector from the nearest point towards the point."""
+    the projected unit vector from the nearest point towards the point. Either point's
+    lon/lat may be given when known (it saves a transform)."""
     offset = xy - near
     length = np.hypot(offset[:, 0], offset[:, 1])
     unit = np.divide(
@@ -348,7 +366,7 @@ def measure(
     )
     if flat:
         return length, unit
-    here = projection.to_lonlat_array(xy)
+    here = projection.to_lonlat_array(xy) if here_lonlat is None else here_lonlat
     there = projection.to_lonlat_array(near) if near_lonlat is None else near_lonlat
     distance = np.asarray(
         WGS84.inv(here[:, 0], here[:, 1], there[:, 0], there[:, 1])[2], dtype=float
