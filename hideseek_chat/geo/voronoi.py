@@ -183,10 +183,24 @@ class Diagram:
         area = shapely.union_all(self.cells[mine]).intersection(self.near_map)
         if not (self.flat and self.is_point.all()):
             area = self._refine(area, number)
-        polygons = [self.geometries[i] for i in self.polygonal if self.feature_label[i] == number]
-        if polygons:
-            area = shapely.union_all([area, *polygons])
+        if self.polygonal:
+            area = self._with_polygons(area, number)
+        if not area.is_valid:
+            area = polygonal(shapely.make_valid(area))
         return to_map(self.index, area)
+
+    def _with_polygons(self, area: BaseGeometry, number: int) -> BaseGeometry:
+        """Inside a polygon its place is at distance 0, nearest of all: the label's cell
+        takes its own polygons whole and gives up other labels' (a creek through a pond
+        belongs to the pond there), except where the two overlap (a tie)."""
+        shapes = self.geometries[self.polygonal]
+        own = self.feature_label[self.polygonal] == number
+        mine = shapely.union_all(shapes[own]) if own.any() else Polygon()
+        others = shapes[~own]
+        others = others[shapely.intersects(others, area)]
+        if len(others):
+            area = area.difference(shapely.union_all(others).difference(mine))
+        return shapely.union_all([area, mine]) if own.any() else area
 
     def _refine(self, area: BaseGeometry, number: int) -> BaseGeometry:
         """Move the outline onto the geodesic bisectors (see the module doc)."""
@@ -409,6 +423,10 @@ def to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
     parts[long] = shapely.segmentize(parts[long], UNBENT_M)
     lonlat = shapely.transform(parts, index.projection.to_lonlat_array)
     boundary = _prepared_boundary(index)
+    # A sliver a few micrometres wide can fold over when carried back to lon/lat.
+    folded = ~shapely.is_valid(lonlat)
+    if folded.any():
+        lonlat[folded] = shapely.make_valid(lonlat[folded])
     out = ~shapely.contains(boundary, lonlat)
     lonlat[out] = shapely.intersection(lonlat[out], boundary)
     # Overlays can leave stray lines and points beside the polygons: only polygons stay.
