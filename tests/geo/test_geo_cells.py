@@ -269,6 +269,13 @@ def test_cells_of_lines_and_polygons_agree_with_the_nearest_feature(seed: int) -
                 assert projected.intersection(inside).area < 1.0
 
 
+def test_a_place_alone_in_reach_has_the_whole_map(stillwater: MapIndex) -> None:
+    school = stillwater.pack.features_of("school")[0]
+    alone = place_cell(stillwater, "school", school, among=[school])
+    assert alone.symmetric_difference(stillwater.pack.boundary).area < 1e-12
+    assert place_cell(stillwater, "school", school).area < alone.area / 2
+
+
 def test_a_feature_of_another_map_is_refused(stillwater: MapIndex) -> None:
     with pytest.raises(ValueError):
         place_cell(stillwater, "school", Feature("school", "Nowhere", Point(0, 0)))
