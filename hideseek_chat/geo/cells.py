@@ -1,68 +1,47 @@
-"""Areas of the map by nearest feature: Voronoi cells of places and streets, distance bands
-and divisions, for turning matching, measuring and tentacle answers into regions.
+"""Areas of the map by nearest feature, for turning answers into regions: the cell of a
+place (matching "same nearest <kind>", tentacles), of a street name (matching "street"),
+the band within a distance of a kind (measuring), and the division holding a point.
 
-Everything is lon/lat in and out, clipped to the map's boundary. The work is done in the
-pack's azimuthal equidistant projection (``MapIndex.projection``):
-
-- Every feature of a kind becomes sample points: a point is itself, a line or a polygon's
-  outline is split every :data:`SPACING_M` metres. ``shapely.voronoi_polygons`` of the
-  samples, labelled by place, gives each place its cells; their union is the place's cell.
-  This is built once per (index, kind) and kept in a bounded cache.
-- The projection bends bisectors (its scale reaches ~1.004 at 1000 km from the centre) and
-  samples stand in for whole lines, so each vertex of a cell's outline (split every
-  :data:`EDGE_M` metres first) is then moved onto the geodesic bisector by a few Newton
-  steps on "geodesic distance to my place minus distance to the rival place", measured as
-  ``MapIndex.nearest`` measures it (points exactly; lines and polygons from their nearest
-  point). Where three places meet the vertex is solved on both bisectors at once. On a
-  map small enough that the projection cannot move a bisector by :data:`EXACT_M`, cells of
-  point features skip this step.
-
-The outline is then exact at its vertices; between two vertices it strays from the true
-bisector by the bisector's curvature over at most :data:`EDGE_M` (well under 0.1 m for
-points, and near a line's end, where the bisector is a tight parabola, up to the sample
-spacing's share, which the tests bound by 1 m).
+Lon/lat in and out, clipped to the pack's boundary; built on ``geo.voronoi``'s diagrams.
+Achieved precision, checked against a geodesic brute force in tests/geo/test_geo_cells.py:
+a point at least 1 m from an edge is on the side the brute force says, on a 15 km city and
+a 1000 km country alike; cell outlines are exact at their vertices and edges stray less
+than ``geo.voronoi.SAGITTA_M`` (0.1 m), band arcs less than 0.5 m, from the geodesic
+curve.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
 
 import numpy as np
 import shapely
-from shapely import STRtree
-from shapely.geometry import Polygon, box
+from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.distance import WGS84
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
 from hideseek_chat.geo.spatial import LocalProjection, MapIndex
+from hideseek_chat.geo.voronoi import (
+    EARTH_RADIUS_M,
+    EXACT_M,
+    PARTS,
+    UNBENT_M,
+    Kept,
+    diagram_for,
+    kept,
+    kind_diagram,
+    measure,
+    near_map,
+    nearest_on,
+    polygonal,
+    projection_shift_m,
+    to_map,
+)
 
-#: Lines and polygon outlines are sampled this often (projected metres).
-SPACING_M = 10.0
-#: A cell's edge is split until it strays less than this from the bisector (metres).
-SAGITTA_M = 0.1
-#: Cells of points skip the exact step when the projection moves a bisector less than this.
-EXACT_M = 0.05
-#: How many (index, kind) diagrams and how many finished cells each diagram keeps.
-DIAGRAMS_KEPT = 32
-CELLS_KEPT = 512
 #: How many distance bands are kept (a band is per index, kind and distance).
 BANDS_KEPT = 64
-
-_EARTH_RADIUS_M = 6_371_008.8
-# Newton halves the error each step where a bisector touches rather than crosses (a line
-# ending on another line: the "bisector" is a ray of ties), hence more than the two or
-# three steps a crossing needs.
-_NEWTON_STEPS = 10
-# Cells meeting at a vertex are found within this (projected metres; GEOS output rounding).
-_TOUCH_M = 1e-3
-# Rounds of splitting edges (each halves them) and the distance difference deemed solved.
-_SPLIT_ROUNDS = 8
-_CONVERGED_M = 1e-4
 # A buffer's arcs stray at most this from the circle (the contract allows 1 m), with at
 # most this many segments per quarter circle (enough for a 100 km band).
 _BAND_SAGITTA_M = 0.5
@@ -71,286 +50,11 @@ _MAX_QUAD_SEGS = 400
 # as many discs); flat cells are grown by this much so neighbours overlap.
 _CELLS_FOR_BAND = 50
 _FLAT_GROW_M = 0.01
-# Edges this long or shorter bend less than a centimetre between projection and lon/lat.
-_UNBENT_M = 1000.0
 # A disc drawn from the projection's linear part is kept when no sampled vertex is off
 # the geodesic circle by more than this (metres).
 _DISC_CHECK_M = 0.05
 
-
-class _Kept:
-    """A small thread-safe least-recently-used map (geo may not import chat's LRU)."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self._lock = threading.Lock()
-        self._items: OrderedDict[Hashable, Any] = OrderedDict()
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            if key not in self._items:
-                return None
-            self._items.move_to_end(key)
-            return self._items[key]
-
-    def put(self, key: Hashable, value: Any) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.cap:
-                self._items.popitem(last=False)
-
-
-_DIAGRAMS = _Kept(DIAGRAMS_KEPT)
-# A tentacle's diagram is small and seldom asked again: kept apart, so that many of them
-# never push out a whole kind's diagram.
-_AMONG = _Kept(DIAGRAMS_KEPT)
-_BANDS = _Kept(BANDS_KEPT)
-_PARTS = _Kept(DIAGRAMS_KEPT)  # per index: the boundary with a margin, places' rows
-_T = TypeVar("_T")
-
-
-def _kept(store: _Kept, index: MapIndex, key: tuple[Hashable, ...], build: Callable[[], _T]) -> _T:
-    """What ``store`` keeps for this index and key, built and kept when missing. Entries
-    hold their index, so an index that is gone never lends its id to a new one's entries."""
-    full_key = (id(index), *key)
-    found = store.get(full_key)
-    if isinstance(found, tuple) and found[0] is index:
-        return found[1]  # type: ignore[no-any-return]
-    value = build()
-    store.put(full_key, (index, value))
-    return value
-
-
-class _Diagram:
-    """The labelled Voronoi diagram of a set of features' samples, in the pack projection."""
-
-    def __init__(
-        self, index: MapIndex, projected: Sequence[BaseGeometry], labels: Sequence[Hashable]
-    ) -> None:
-        self.index = index
-        self.projection = index.projection
-        self.geometries = np.empty(len(projected), dtype=object)
-        self.geometries[:] = list(projected)
-        self.label_ids: dict[Hashable, int] = {}
-        feature_label = np.array(
-            [self.label_ids.setdefault(label, len(self.label_ids)) for label in labels],
-            dtype=np.int64,
-        )
-        self.feature_label = feature_label
-        types = shapely.get_type_id(self.geometries)
-        self.is_point = types == 0
-        self.point_xy = np.full((len(self.geometries), 2), np.nan)
-        if self.is_point.any():
-            self.point_xy[self.is_point] = shapely.get_coordinates(self.geometries[self.is_point])
-        self.polygonal = np.nonzero((types == 3) | (types == 6))[0].tolist()
-        xy, owner = _samples(self.geometries)
-        self.owner = owner
-        self.sample_label = feature_label[owner] if len(owner) else owner
-        minx, miny, maxx, maxy = index._boundary.bounds
-        margin = max(maxx - minx, maxy - miny) * 0.25 + 1000.0
-        self.frame = box(minx - margin, miny - margin, maxx + margin, maxy + margin)
-        if len(xy) >= 2:
-            cells = shapely.voronoi_polygons(
-                shapely.multipoints(xy), extend_to=self.frame, ordered=True
-            )
-            self.cells = np.asarray(shapely.get_parts(cells), dtype=object)
-        else:
-            self.cells = np.array([self.frame] * len(xy), dtype=object)
-        self.tree = STRtree(self.cells)
-        # The map and a margin, so the exact step can move an edge across the boundary.
-        self.near_map = _near_map(index)
-        # On a small map the projection is as good as geodesic (see _projection_shift_m).
-        self.flat = _projection_shift_m(index) < EXACT_M
-        self._cells = _Kept(CELLS_KEPT)
-
-    def has_label(self, label: Hashable) -> bool:
-        return label in self.label_ids
-
-    def cell(self, label: Hashable) -> BaseGeometry:
-        """The label's cell in lon/lat, clipped to the boundary (empty if no such label)."""
-        cached = self._cells.get(label)
-        if cached is None:
-            cached = self._build(label)
-            self._cells.put(label, cached)
-        return cached  # type: ignore[no-any-return]
-
-    def _build(self, label: Hashable) -> BaseGeometry:
-        number = self.label_ids.get(label)
-        if number is None:
-            return Polygon()
-        mine = np.nonzero(self.sample_label == number)[0]
-        # Only the part in the map matters: clip before the costly exact step.
-        area = shapely.union_all(self.cells[mine]).intersection(self.near_map)
-        if not (self.flat and self.is_point.all()):
-            area = self._refine(area, number)
-        polygons = [self.geometries[i] for i in self.polygonal if self.feature_label[i] == number]
-        if polygons:
-            area = shapely.union_all([area, *polygons])
-        return _to_map(self.index, area)
-
-    def _refine(self, area: BaseGeometry, number: int) -> BaseGeometry:
-        """Move the outline onto the geodesic bisectors (see the module doc)."""
-        polygons = []
-        for polygon in shapely.get_parts(area):
-            if not isinstance(polygon, Polygon) or polygon.is_empty:
-                continue
-            shell = self._refine_ring(np.asarray(polygon.exterior.coords)[:, :2], number)
-            holes = [
-                self._refine_ring(np.asarray(ring.coords)[:, :2], number)
-                for ring in polygon.interiors
-            ]
-            moved = Polygon(shell, holes)
-            # Moving a vertex a few metres can fold a thin sliver over itself.
-            polygons.append(moved if moved.is_valid else _polygonal(shapely.make_valid(moved)))
-        return shapely.union_all(polygons) if len(polygons) != 1 else polygons[0]
-
-    def _refine_ring(self, ring: np.ndarray, number: int) -> np.ndarray:
-        """A closed ring with its vertices on the bisectors, split until each edge strays
-        less than :data:`SAGITTA_M` from them."""
-        xy = ring[:-1].copy()
-        mine, rival, second = self._rivals(xy, number)
-        xy = self._newton(xy, (mine, mine), (rival, rival), second)
-        check = np.ones(len(xy), dtype=bool)  # edges (by start vertex) not yet known good
-        for _ in range(_SPLIT_ROUNDS):
-            after = np.roll(np.arange(len(xy)), -1)
-            middle = (xy + xy[after]) / 2
-            # An edge runs along the bisector with a place both its ends compete with.
-            start, end = _common_rival(self.feature_label, (rival, second), after)
-            edges = np.nonzero(check & (start >= 0) & (mine >= 0) & (mine[after] >= 0))[0]
-            if len(edges) == 0:
-                break
-            moved = self._newton(
-                middle[edges],
-                (mine[edges], mine[after][edges]),
-                (start[edges], end[edges]),
-                np.full(len(edges), -1, dtype=np.int64),
-            )
-            far = np.hypot(*(moved - middle[edges]).T) > SAGITTA_M
-            if not far.any():
-                break
-            split = edges[far]
-            xy = np.insert(xy, split + 1, moved[far], axis=0)
-            mine = np.insert(mine, split + 1, mine[split])
-            rival = np.insert(rival, split + 1, start[split])
-            second = np.insert(second, split + 1, -1)
-            # Only the two halves of a split edge need another look.
-            check = np.zeros(len(xy), dtype=bool)
-            check[split + np.arange(len(split))] = True
-            check[split + np.arange(len(split)) + 1] = True
-        return np.vstack([xy, xy[:1]])
-
-    def _rivals(
-        self, xy: np.ndarray, number: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each vertex: the nearest own feature, the nearest rival feature and the
-        nearest feature of a third place, among those whose samples' cells meet it (-1:
-        none; a vertex no rival meets is on the map's edge and stays)."""
-        count = len(xy)
-        none = np.full(count, -1, dtype=np.int64)
-        vertex, cell = self.tree.query(shapely.points(xy), predicate="dwithin", distance=_TOUCH_M)
-        if len(vertex) == 0:
-            return none, none, none
-        pairs = np.unique(np.column_stack([vertex, self.owner[cell]]), axis=0)
-        vertex, feature = pairs[:, 0], pairs[:, 1]
-        label = self.feature_label[feature]
-        distance, _ = self._measure(xy[vertex], feature)
-        own = label == number
-        mine = _nearest_per_vertex(vertex[own], feature[own], distance[own], count)
-        rival = _nearest_per_vertex(vertex[~own], feature[~own], distance[~own], count)
-        rival_label = np.where(rival >= 0, self.feature_label[np.maximum(rival, 0)], -1)
-        third = ~own & (label != rival_label[vertex])
-        second = _nearest_per_vertex(vertex[third], feature[third], distance[third], count)
-        return mine, rival, second
-
-    def _newton(
-        self,
-        xy: np.ndarray,
-        mine: tuple[np.ndarray, np.ndarray],
-        rival: tuple[np.ndarray, np.ndarray],
-        second: np.ndarray,
-    ) -> np.ndarray:
-        """Move points onto the bisector of their own and rival place (each place's
-        distance the smaller of its two given features'), or, where a second rival is
-        given, onto the point where all three meet."""
-        xy = xy.copy()
-        active = np.nonzero((mine[0] >= 0) & (rival[0] >= 0))[0]
-        for _ in range(_NEWTON_STEPS):
-            if len(active) == 0:
-                break
-            at = xy[active]
-            d_mine, u_mine = self._nearer(at, mine[0][active], mine[1][active])
-            d_rival, u_rival = self._nearer(at, rival[0][active], rival[1][active])
-            g1 = u_mine - u_rival
-            f1 = d_mine - d_rival
-            step = _line_step(g1, f1)
-            triple = second[active] >= 0
-            if triple.any():
-                d_second, u_second = self._measure(at[triple], second[active][triple])
-                g2 = u_mine[triple] - u_second
-                f2 = d_mine[triple] - d_second
-                step[triple] = _point_step(g1[triple], f1[triple], g2, f2, step[triple])
-                f1[triple] = np.maximum(np.abs(f1[triple]), np.abs(f2))
-            # A step longer than the distances involved means no crossing near here.
-            limit = 0.5 * np.maximum(d_mine, d_rival) + SPACING_M
-            length = np.hypot(step[:, 0], step[:, 1])
-            step[length > limit] = 0.0
-            xy[active] = at + step
-            active = active[(np.abs(f1) > _CONVERGED_M) & (length <= limit)]
-        return xy
-
-    def _nearer(
-        self, xy: np.ndarray, first: np.ndarray, other: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        distance, unit = self._measure(xy, first)
-        differ = first != other
-        if differ.any():
-            d2, u2 = self._measure(xy[differ], other[differ])
-            closer = d2 < distance[differ]
-            rows = np.nonzero(differ)[0][closer]
-            distance[rows] = d2[closer]
-            unit[rows] = u2[closer]
-        return distance, unit
-
-    def _measure(self, xy: np.ndarray, feature: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Distance from each point to its feature as ``MapIndex`` measures it, and the
-        projected unit vector from the feature's nearest point towards the point."""
-        near = self.point_xy[feature]
-        lines = ~self.is_point[feature]
-        if lines.any():
-            near = near.copy()
-            near[lines] = _nearest_on(self.geometries[feature[lines]], xy[lines])
-        return _measure(self.projection, self.flat, xy, near)
-
-
-def _nearest_on(geometries: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    """The nearest point of each (projected) geometry to each point."""
-    links = shapely.shortest_line(geometries, shapely.points(xy))
-    return shapely.get_coordinates(shapely.get_point(links, 0))
-
-
-def _measure(
-    projection: LocalProjection,
-    flat: bool,
-    xy: np.ndarray,
-    near: np.ndarray,
-    near_lonlat: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Distance from each point to its given nearest point (geodesic unless ``flat``), and
-    the projected unit vector from the nearest point towards the point."""
-    offset = xy - near
-    length = np.hypot(offset[:, 0], offset[:, 1])
-    unit = np.divide(
-        offset, length[:, None], out=np.zeros_like(offset), where=length[:, None] > 0
-    )
-    if flat:
-        return length, unit
-    here = projection.to_lonlat_array(xy)
-    there = projection.to_lonlat_array(near) if near_lonlat is None else near_lonlat
-    distance = np.asarray(
-        WGS84.inv(here[:, 0], here[:, 1], there[:, 0], there[:, 1])[2], dtype=float
-    )
-    return distance, unit
+_BANDS = Kept(BANDS_KEPT)
 
 
 def place_cell(
@@ -366,12 +70,12 @@ def place_cell(
     places = layer.places
     own = _place_number(layer.items, places, place)
     if among is None:
-        return _diagram_of_kind(index, kind).cell(own)
+        return kind_diagram(index, kind).cell(own)
     wanted = {own} | {_place_number(layer.items, places, f) for f in among}
     by_place = _place_rows(index, kind)
     rows = sorted(n for number in wanted for n in by_place[number])
     key = ("among", kind, frozenset(wanted))
-    diagram = _diagram(
+    diagram = diagram_for(
         index,
         key,
         lambda: ([layer.projected[n] for n in rows], [places[id(layer.items[n])] for n in rows]),
@@ -379,19 +83,11 @@ def place_cell(
     return diagram.cell(own)
 
 
-def _diagram_of_kind(index: MapIndex, kind: str) -> _Diagram:
-    layer = index._layer(kind)
-    places = layer.places
-    return _diagram(
-        index, ("kind", kind), lambda: (layer.projected, [places[id(f)] for f in layer.items])
-    )
-
-
 def street_cell(index: MapIndex, name: str) -> BaseGeometry:
     """Return where the nearest named road is called ``name`` (any case; lon/lat, in the map);
     empty when no road has that name."""
     layer = index._layer(ROAD_KIND, named_only=True)
-    diagram = _diagram(
+    diagram = diagram_for(
         index,
         ("street",),
         lambda: (layer.projected, [_street_key(f.name) for f in layer.items]),
@@ -402,7 +98,7 @@ def street_cell(index: MapIndex, name: str) -> BaseGeometry:
 def distance_band(index: MapIndex, kind: str, distance_m: float) -> BaseGeometry:
     """Return where the nearest feature of ``kind`` is at most ``distance_m`` away (lon/lat,
     in the map): the union of the features' geodesic buffers. Empty when there is none."""
-    return _kept(
+    return kept(
         _BANDS,
         index,
         ("band", kind, float(distance_m)),
@@ -426,8 +122,8 @@ def _band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
     geometries = np.empty(len(layer.projected), dtype=object)
     geometries[:] = list(layer.projected)
     if len(geometries) >= _CELLS_FOR_BAND and layer.all_points:
-        return _to_map(index, _point_band(index, kind, distance))
-    return _to_map(index, shapely.union_all(_buffers(index, geometries, distance)))
+        return to_map(index, _point_band(index, kind, distance))
+    return to_map(index, shapely.union_all(_buffers(index, geometries, distance)))
 
 
 def _buffers(index: MapIndex, geometries: np.ndarray, distance: float) -> np.ndarray:
@@ -436,7 +132,7 @@ def _buffers(index: MapIndex, geometries: np.ndarray, distance: float) -> np.nda
     step = 2 * math.acos(max(-1.0, 1 - _BAND_SAGITTA_M / max(distance, _BAND_SAGITTA_M)))
     quad_segs = max(4, min(_MAX_QUAD_SEGS, math.ceil(math.pi / 2 / step)))
     buffers = shapely.buffer(geometries, distance, quad_segs=quad_segs)
-    if _projection_shift_m(index) >= EXACT_M:
+    if projection_shift_m(index) >= EXACT_M:
         buffers = _geodesic_buffers(index.projection, geometries, buffers, distance)
     return np.asarray(buffers, dtype=object)
 
@@ -446,13 +142,13 @@ def _point_band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
     disc is in the band whole, and only the other points' discs are drawn, each cut to its
     cell grown by what the projection can move a bisector (so neighbours overlap and no
     gap opens where the projected cells are off the geodesic ones)."""
-    diagram = _diagram_of_kind(index, kind)
+    diagram = kind_diagram(index, kind)
     sites = diagram.point_xy[diagram.owner]
     cells = diagram.cells.copy()
     # Cells at the edge reach out to the diagram's frame: only the part in the map counts.
-    near_map = _near_map(index)
-    out = ~shapely.contains(near_map, cells)
-    cells[out] = shapely.intersection(cells[out], near_map)
+    inside_map = near_map(index)
+    out = ~shapely.contains(inside_map, cells)
+    cells[out] = shapely.intersection(cells[out], inside_map)
     coords, owner = shapely.get_coordinates(cells, return_index=True)
     reach = np.zeros(len(cells))
     np.maximum.at(reach, owner, np.hypot(*(coords - sites[owner]).T))
@@ -461,8 +157,8 @@ def _point_band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
     if diagram.flat:
         grow, shrink = _FLAT_GROW_M, 0.0
     else:
-        # Scale error of the projection at the farthest cell (see _projection_shift_m).
-        angle = (float(np.hypot(*sites.T).max()) + float(reach.max())) / _EARTH_RADIUS_M
+        # Scale error of the projection at the farthest cell (see projection_shift_m).
+        angle = (float(np.hypot(*sites.T).max()) + float(reach.max())) / EARTH_RADIUS_M
         scale_error = 2 * angle**2 / 6
         grow = 2 * scale_error * float(reach.max()) + 1.0
         shrink = 2 * scale_error * distance
@@ -531,6 +227,8 @@ def _geodesic_buffers(
     """Buffers drawn in the projection, each vertex moved along its ray from the feature's
     nearest point until its geodesic distance is ``distance`` (the projection's scale is
     off by up to ~0.4 % at 1000 km; a second pass leaves well under a centimetre)."""
+    # Split long edges first: along a 50 km side the projection's scale changes too.
+    buffers = shapely.segmentize(buffers, UNBENT_M)
     xy, owner = shapely.get_coordinates(buffers, return_index=True)
     points = shapely.get_type_id(geometries) == 0
     centre = np.full((len(geometries), 2), np.nan)
@@ -544,61 +242,15 @@ def _geodesic_buffers(
         near_lonlat = centre_lonlat[owner]
         if not on_point.all():
             lines = ~on_point
-            near[lines] = _nearest_on(geometries[owner[lines]], xy[lines])
+            near[lines] = nearest_on(geometries[owner[lines]], xy[lines])
             near_lonlat[lines] = projection.to_lonlat_array(near[lines])
-        measured, unit = _measure(projection, False, xy, near, near_lonlat)
+        measured, unit = measure(projection, False, xy, near, near_lonlat)
         length = np.hypot(*(xy - near).T)
         scale = np.divide(length, measured, out=np.ones_like(length), where=measured > 0)
         xy = near + unit * (distance * scale)[:, None]
     moved = shapely.set_coordinates(buffers.copy(), xy)
-    fixed = [g if g.is_valid else _polygonal(shapely.make_valid(g)) for g in moved]
+    fixed = [g if g.is_valid else polygonal(shapely.make_valid(g)) for g in moved]
     return np.array(fixed, dtype=object)
-
-
-def _to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
-    """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it."""
-    # Part by part: most parts of a band of many discs lie inside and need no overlay.
-    parts = shapely.get_parts(area)
-    if len(parts) == 0:
-        return Polygon()
-    # Cut to the map (and a margin) first: cheaper to split and carry back.
-    near_map = _near_map(index)
-    out = ~shapely.contains(near_map, parts)  # prepared: the map is the first argument
-    parts[out] = shapely.intersection(parts[out], near_map)
-    # 1 km edges bend less than a centimetre between the projection and lon/lat.
-    minx, miny, maxx, maxy = shapely.bounds(parts).T
-    long = np.hypot(maxx - minx, maxy - miny) > _UNBENT_M
-    parts[long] = shapely.segmentize(parts[long], _UNBENT_M)
-    lonlat = shapely.transform(parts, index.projection.to_lonlat_array)
-    boundary = _prepared_boundary(index)
-    out = ~shapely.contains(boundary, lonlat)
-    lonlat[out] = shapely.intersection(lonlat[out], boundary)
-    # Overlays can leave stray lines and points beside the polygons: only polygons stay.
-    polygons = shapely.get_parts(lonlat)
-    polygons = polygons[(shapely.get_type_id(polygons) == 3) & ~shapely.is_empty(polygons)]
-    if len(polygons) == 1:
-        return polygons[0]  # type: ignore[no-any-return]
-    return shapely.multipolygons(polygons) if len(polygons) else Polygon()
-
-
-def _prepared_boundary(index: MapIndex) -> BaseGeometry:
-    def build() -> BaseGeometry:
-        boundary = shapely.from_wkb(index.pack.boundary.wkb)  # a copy: prepare changes it
-        shapely.prepare(boundary)
-        return boundary
-
-    return _kept(_PARTS, index, ("boundary",), build)
-
-
-def _near_map(index: MapIndex) -> BaseGeometry:
-    """The projected boundary with a margin, kept per index."""
-
-    def build() -> BaseGeometry:
-        near = shapely.buffer(index._boundary, 4 * SPACING_M, quad_segs=2)
-        shapely.prepare(near)
-        return near
-
-    return _kept(_PARTS, index, ("near_map",), build)
 
 
 def _place_rows(index: MapIndex, kind: str) -> dict[int, list[int]]:
@@ -611,22 +263,11 @@ def _place_rows(index: MapIndex, kind: str) -> dict[int, list[int]]:
             rows.setdefault(layer.places[id(feature)], []).append(n)
         return rows
 
-    return _kept(_PARTS, index, ("rows", kind), build)
+    return kept(PARTS, index, ("rows", kind), build)
 
 
 def _street_key(name: str) -> str:
     return name.casefold()
-
-
-def _diagram(
-    index: MapIndex,
-    key: tuple[Hashable, ...],
-    rows: Callable[[], tuple[Sequence[BaseGeometry], Sequence[Hashable]]],
-) -> _Diagram:
-    """The diagram kept for this index and key, built from ``rows()`` (projected
-    geometries and their labels) when not kept."""
-    store = _AMONG if key[0] == "among" else _DIAGRAMS
-    return _kept(store, index, key, lambda: _Diagram(index, *rows()))
 
 
 def _place_number(items: Sequence[Feature], places: dict[int, int], feature: Feature) -> int:
@@ -637,94 +278,5 @@ def _place_number(items: Sequence[Feature], places: dict[int, int], feature: Fea
         if item == feature:
             return places[id(item)]
     raise ValueError(f"not a feature of this map: {feature.name!r}")
-
-
-def _samples(geometries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sample points of every geometry (x, y) and the geometry each belongs to."""
-    if len(geometries) == 0:
-        return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
-    outlines = geometries.copy()
-    types = shapely.get_type_id(geometries)
-    polygonal = (types == 3) | (types == 6)
-    if polygonal.any():
-        outlines[polygonal] = shapely.boundary(geometries[polygonal])
-    lines = types != 0
-    if lines.any():
-        outlines[lines] = shapely.segmentize(outlines[lines], SPACING_M)
-    xy, owner = shapely.get_coordinates(outlines, return_index=True)
-    # Shared vertices (two roads meeting) would be one Voronoi site: keep the first.
-    _, first = np.unique(np.round(xy, 3), axis=0, return_index=True)
-    first.sort()
-    return xy[first], owner[first].astype(np.int64)
-
-
-def _nearest_per_vertex(
-    vertex: np.ndarray, feature: np.ndarray, distance: np.ndarray, count: int
-) -> np.ndarray:
-    """For each vertex, the feature of the nearest row (-1 where it has no row)."""
-    best = np.full(count, -1, dtype=np.int64)
-    if len(vertex):
-        order = np.lexsort((distance, vertex))
-        vertex, feature = vertex[order], feature[order]
-        first = np.ones(len(vertex), dtype=bool)
-        first[1:] = vertex[1:] != vertex[:-1]
-        best[vertex[first]] = feature[first]
-    return best
-
-
-def _common_rival(
-    feature_label: np.ndarray, rivals: tuple[np.ndarray, np.ndarray], after: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """For each edge (vertex i to ``after[i]``), a rival feature at each end of one place
-    both ends compete with (-1, -1 when none)."""
-    start = np.full(len(after), -1, dtype=np.int64)
-    end = np.full(len(after), -1, dtype=np.int64)
-    for here in rivals:
-        for there in rivals:
-            ahead = there[after]
-            label_here = np.where(here >= 0, feature_label[np.maximum(here, 0)], -1)
-            label_there = np.where(ahead >= 0, feature_label[np.maximum(ahead, 0)], -2)
-            found = (start < 0) & (label_here == label_there)
-            start[found] = here[found]
-            end[found] = ahead[found]
-    return start, end
-
-
-def _line_step(g: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """The Newton step onto one bisector: along the gradient, by f / |g|."""
-    norm = (g * g).sum(axis=1)
-    scale = np.divide(-f, norm, out=np.zeros_like(f), where=norm > 1e-9)
-    return g * scale[:, None]
-
-
-def _point_step(
-    g1: np.ndarray, f1: np.ndarray, g2: np.ndarray, f2: np.ndarray, fallback: np.ndarray
-) -> np.ndarray:
-    """The Newton step onto two bisectors at once (where three places meet)."""
-    det = g1[:, 0] * g2[:, 1] - g1[:, 1] * g2[:, 0]
-    ok = np.abs(det) > 1e-6
-    safe = np.where(ok, det, 1.0)
-    dx = (-f1 * g2[:, 1] + f2 * g1[:, 1]) / safe
-    dy = (-g1[:, 0] * f2 + g2[:, 0] * f1) / safe
-    return np.where(ok[:, None], np.column_stack([dx, dy]), fallback)
-
-
-def _projection_shift_m(index: MapIndex) -> float:
-    """How far the projection can move a bisector of two points of this map (metres)."""
-    reach = index.projection.radius_m
-    angle = reach / _EARTH_RADIUS_M
-    # Scale grows as angle / sin(angle) ~ 1 + angle**2 / 6 across a pair at most 2 * reach
-    # apart; the ellipsoid adds a little, hence the factor 2.
-    return 2.0 * 2 * reach * angle**2 / 6
-
-
-def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
-    """The polygons of a geometry (an overlay can leave stray lines and points)."""
-    if geometry.geom_type in ("Polygon", "MultiPolygon"):
-        return geometry
-    parts = [g for g in shapely.get_parts(geometry) if g.geom_type in ("Polygon", "MultiPolygon")]
-    if not parts:
-        return Polygon()
-    return shapely.union_all(parts)
 
 
