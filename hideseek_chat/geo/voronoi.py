@@ -193,7 +193,9 @@ class Diagram:
             area = self._with_polygons(area, number)
         if not area.is_valid:
             area = polygonal(shapely.make_valid(area))
-        return to_map(self.index, area)
+        cell = to_map(self.index, area)
+        # Parts carried back one by one can overlap where streets cross: one valid area.
+        return cell if cell.is_valid else polygonal(shapely.make_valid(cell))
 
     def _with_polygons(self, area: BaseGeometry, number: int) -> BaseGeometry:
         """Inside a polygon its place is at distance 0, nearest of all: the label's cell
