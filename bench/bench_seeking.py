@@ -1,9 +1,12 @@
 """Seekers' map benchmark: run ``python bench/bench_seeking.py``; figures go to docs/geo.md.
 
-A generated 8,500-station country (tests/geo/synthetic.py), a hider at a random station,
-40 answers computed truthfully (radar, thermometer, transit line, station name length,
-admin-1 matching). Prints the time of ``seeker_map`` from scratch and of each ``with_clue``
-step (p50 / p99), both as ratios of one ``Geod.inv`` call measured in the same run, and
+A generated 8,500-station country (tests/geo/synthetic.py, with places), a hider at a random
+station, 40 answers computed truthfully. Two mixes: ``full`` (every kind the seekers' map
+handles: radar, thermometer, transit line, name length, admin-1, measuring to rail stations,
+airports and the coast, matching the nearest airport, park, museum and street, museum
+tentacles; the seekers' pins close in on the hider as the game goes) and ``old`` (the first
+five kinds only, pins anywhere, for comparison with earlier figures). Prints the time of ``seeker_map`` from scratch and of each ``with_clue``
+step (p50 / p99, overall and per clue kind), both as ratios of one ``Geod.inv`` call measured in the same run, and
 checks the candidates and the remaining area against brute force.
 """
 
@@ -27,8 +30,10 @@ from hideseek_chat.geo import (
     Pin,
     Station,
     answer_matching,
+    answer_measuring,
     answer_radar,
     answer_station_name_length,
+    answer_tentacle,
     answer_thermometer,
     answer_transit_line,
     distance_m,
@@ -47,11 +52,49 @@ def _pin(index: MapIndex, rng: random.Random) -> Pin:
     return Pin(rng.uniform(miny, maxy), rng.uniform(minx, maxx), NOW)
 
 
-def _question(index: MapIndex, ref: int, rng: random.Random) -> Clue:
-    """A question as asked: the seekers' pins and numbers, no answer yet."""
-    kind = ("radar", "thermometer", "radar", "transit-line", "station-name-length",
-            "admin-1", "thermometer")[ref % 7]
-    seeker = _pin(index, rng)
+OLD_MIX = ("radar", "thermometer", "radar", "transit-line", "station-name-length",
+           "admin-1", "thermometer")
+# 40 questions, in the order asked.
+FULL_MIX = (
+    "radar", "measuring:rail-station", "thermometer", "matching:airport", "admin-1",
+    "measuring:airport", "radar", "transit-line", "thermometer", "measuring:coastline",
+    "matching:park", "radar", "measuring:rail-station", "station-name-length",
+    "tentacle:museum", "thermometer", "matching:museum", "measuring:airport", "radar",
+    "transit-line", "matching:airport", "measuring:rail-station", "thermometer",
+    "matching:park", "tentacle:museum", "radar", "matching:street", "admin-1",
+    "measuring:coastline", "thermometer", "matching:museum", "station-name-length",
+    "measuring:rail-station", "radar", "transit-line", "tentacle:museum", "thermometer",
+    "matching:street", "measuring:airport", "radar",
+)
+
+
+def _near(index: MapIndex, hider: Station, ref: int, rng: random.Random) -> Pin:
+    """A seeker's pin, closer to the hider as the game goes (300 km away at first, 20 km
+    at the end), in the map."""
+    spread = max(20e3, 300e3 * (1 - ref / ANSWERS))
+    minx, miny, maxx, maxy = index.pack.boundary.bounds
+    lat = hider.lat + rng.uniform(-1, 1) * spread / 111e3
+    lon = hider.lon + rng.uniform(-1, 1) * spread / 78e3
+    return Pin(min(max(lat, miny), maxy), min(max(lon, minx), maxx), NOW)
+
+
+def _question(index: MapIndex, ref: int, rng: random.Random,
+              hider: Station | None = None) -> Clue:
+    """A question as asked: the seekers' pins and numbers, no answer yet (``hider``: the
+    full mix, whose pins close in on the hider)."""
+    if hider is None:
+        kind, seeker = OLD_MIX[ref % 7], _pin(index, rng)
+    else:
+        kind, seeker = FULL_MIX[ref % len(FULL_MIX)], _near(index, hider, ref, rng)
+    category, _, subject = kind.partition(":")
+    if category == "matching" and subject == "street":
+        road = rng.choice(index.pack.features_of("road")).geometry.interpolate(0.5, normalized=True)
+        seeker = Pin(road.y + rng.uniform(-0.002, 0.002), road.x + rng.uniform(-0.002, 0.002),
+                     NOW)
+    if category in ("measuring", "matching"):
+        return Clue(ref, category, subject, seeker=seeker)
+    if category == "tentacle":
+        return Clue(ref, "tentacle", subject, distance_m=25e3, seeker=seeker)
     if kind == "radar":
         return Clue(ref, "radar", distance_m=rng.choice([5e3, 2e4, 5e4, 1.6e5]), seeker=seeker)
     if kind == "thermometer":
@@ -73,6 +116,11 @@ def _answer(index: MapIndex, question: Clue, station: Station) -> str | None:
     if question.category == "thermometer":
         assert question.end is not None
         return answer_thermometer(seeker, question.end, fix, 0.0).answer
+    if question.category == "measuring":
+        return answer_measuring(index, question.subject, seeker, fix).answer
+    if question.category == "tentacle":
+        assert question.distance_m is not None
+        return answer_tentacle(index, question.subject, seeker, fix, question.distance_m).answer
     if question.subject == "transit-line":
         return answer_transit_line(question.detail or "", station, fix).answer
     if question.subject == "station-name-length":
@@ -83,22 +131,36 @@ def _answer(index: MapIndex, question: Clue, station: Station) -> str | None:
 
 
 def _answered(question: Clue, answer: str | None) -> Clue:
+    if question.category == "tentacle" and answer not in (None, "null", "not_in_reach"):
+        return Clue(question.ref, question.category, question.subject, "named", answer,
+                    question.distance_m, question.seeker, question.end)
     return Clue(question.ref, question.category, question.subject, answer, question.detail,
                 question.distance_m, question.seeker, question.end)
 
 
+def _label(clue: Clue) -> str:
+    return f"{clue.category}:{clue.subject}" if clue.subject else clue.category
+
+
 def main() -> None:
     build = time.perf_counter()
-    pack = country_pack()
+    pack = country_pack(places=True)
     index = MapIndex(pack)
-    print(f"pack: {len(pack.stations)} stations, built in {time.perf_counter() - build:.1f} s")
-    rng = random.Random(19)
-    hider = rng.choice(pack.stations)
-    questions = [_question(index, ref, rng) for ref in range(ANSWERS)]
-    clues = [_answered(q, _answer(index, q, hider)) for q in questions]
-
+    print(f"pack: {len(pack.stations)} stations, {len(pack.features)} features, "
+          f"built in {time.perf_counter() - build:.1f} s")
     floor = min(_timed(lambda: distance_m(45.0, 3.0, 46.0, 4.0), 2_000) for _ in range(5))
     print(f"one Geod.inv (distance_m):  {floor * 1e6:8.2f} µs")
+    for mix in ("full", "old"):
+        rng = random.Random(19)
+        hider = rng.choice(pack.stations)
+        questions = [_question(index, ref, rng, hider if mix == "full" else None)
+                     for ref in range(ANSWERS)]
+        clues = [_answered(q, _answer(index, q, hider)) for q in questions]
+        _run(index, mix, hider, clues, floor)
+        _exactness(index, questions, clues, rng)
+
+
+def _run(index: MapIndex, mix: str, hider: Station, clues: list[Clue], floor: float) -> None:
     seeker_map(index, clues, ZONE_M)  # warm the station table and the pack's caches
     for basis in HiderPosition:
         scratch = min(
@@ -107,14 +169,20 @@ def main() -> None:
         steps = _steps(index, clues, basis)
         p50 = statistics.median(steps)
         p99 = float(np.percentile(steps, 99))
-        print(f"[{basis}] from scratch, {ANSWERS} answers: {scratch * 1e3:7.1f} ms "
+        tag = f"[{mix} {basis}]"
+        print(f"{tag} from scratch, {ANSWERS} answers: {scratch * 1e3:7.1f} ms "
               f"({scratch / floor:,.0f} x Geod.inv)")
-        print(f"[{basis}] per answer p50 {p50 * 1e3:6.2f} ms, p99 {p99 * 1e3:6.2f} ms "
+        print(f"{tag} per answer p50 {p50 * 1e3:6.2f} ms, p99 {p99 * 1e3:6.2f} ms "
               f"({p50 / floor:,.0f} x / {p99 / floor:,.0f} x Geod.inv)")
+        kinds: dict[str, list[float]] = {}
+        for clue, took in zip(clues, steps, strict=True):
+            kinds.setdefault(_label(clue), []).append(took)
+        for label, times in sorted(kinds.items()):
+            print(f"{tag}   {label:28s} n={len(times):2d} p50 {statistics.median(times) * 1e3:6.2f}"
+                  f" ms, p99 {float(np.percentile(times, 99)) * 1e3:6.2f} ms")
         view = seeker_map(index, clues, ZONE_M, basis)
-        print(f"[{basis}] {len(view.candidates)} candidates, {len(view.not_applied)} not applied"
+        print(f"{tag} {len(view.candidates)} candidates, {len(view.not_applied)} not applied"
               f", hider kept: {hider in view.candidates}")
-    _exactness(index, questions, clues, rng)
 
 
 def _timed(func: object, repeat: int) -> float:
@@ -144,10 +212,12 @@ def _exactness(index: MapIndex, questions: list[Clue], clues: list[Clue],
     """Candidates (answers from the station) against every station answered by brute force;
     the remaining area against random points answered by brute force."""
     view: SeekerMap = seeker_map(index, clues, ZONE_M, HiderPosition.STATION)
-    wanted = [c.answer for c in clues]
+    # A tentacle's truthful answer is the place's name (the clue says "named" + detail).
+    wanted = [c.detail if c.category == "tentacle" and c.answer == "named" else c.answer
+              for c in clues]
     consistent = {
         s.id for s in index.pack.stations
-        if [_answer(index, q, s) for q in questions] == wanted
+        if all(_answer(index, q, s) == w for q, w in zip(questions, wanted, strict=True))
     }
     got = {s.id for s in view.candidates}
     print(f"candidates vs brute force: {len(got)} found, {len(consistent)} consistent, "
@@ -178,12 +248,13 @@ _AREA: dict[int, shapely.Geometry] = {}
 
 
 def _area_only(index: MapIndex, clues: list[Clue]) -> shapely.Geometry:
-    if not _AREA:
+    key = id(clues)
+    if key not in _AREA:
         view = seeker_map(index, [c for c in clues if c.category in ("radar", "thermometer")],
                           ZONE_M, HiderPosition.STATION)
         shapely.prepare(view.remaining)
-        _AREA[0] = view.remaining
-    return _AREA[0]
+        _AREA[key] = view.remaining
+    return _AREA[key]
 
 
 def _margin(question: Clue, point: Station) -> float:

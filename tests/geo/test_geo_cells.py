@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyproj import Geod
 from shapely import STRtree
-from shapely.geometry import Point, box
+from shapely.geometry import LineString, Point, box
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo import Feature, MapIndex, MapPack, load_map_pack
@@ -98,7 +98,9 @@ def sample_points(
             on.x + offset * math.cos(angle), on.y + offset * math.sin(angle)
         )
         points.append((lat, lon))
-    return [(lat, lon) for lat, lon in points if index.is_in_boundary(lat, lon)]
+    # In the map as the pack draws it (lon/lat edges), as the areas are clipped.
+    boundary = index.pack.boundary
+    return [(lat, lon) for lat, lon in points if boundary.covers(Point(lon, lat))]
 
 
 def disagreements(
@@ -214,6 +216,64 @@ def test_among_only_the_given_places_compete(country: MapIndex) -> None:
         assert among.buffer(EDGE_M).covers(alone)
         gained += among.area - alone.area
     assert gained > 1e9  # m², a good part of the map
+
+
+def creeks_pack(seed: int) -> MapPack:
+    """Creeks (lines), ponds (polygons) and wells (points) of one kind on a 27 km square,
+    some creeks running through ponds."""
+    rnd = random.Random(seed)
+    lat0, lon0, half = 36.12, -97.07, 0.12
+    features = []
+    for i in range(25):
+        x, y = rnd.uniform(lon0 - half, lon0 + half), rnd.uniform(lat0 - half, lat0 + half)
+        points = [(x, y)]
+        for _ in range(rnd.randint(1, 4)):
+            x, y = x + rnd.uniform(-0.02, 0.02), y + rnd.uniform(-0.02, 0.02)
+            points.append((x, y))
+        features.append(Feature("water", f"Creek {i}", LineString(points)))
+    for i in range(8):
+        centre = Point(rnd.uniform(lon0 - half, lon0 + half), rnd.uniform(lat0 - half, lat0 + half))
+        features.append(Feature("water", f"Pond {i}", centre.buffer(0.004, quad_segs=3)))
+    for i in range(10):
+        well = Point(rnd.uniform(lon0 - half, lon0 + half), rnd.uniform(lat0 - half, lat0 + half))
+        features.append(Feature("water", f"Well {i}", well))
+    boundary = shapely.segmentize(
+        box(lon0 - half, lat0 - half, lon0 + half, lat0 + half), 0.01
+    )
+    return MapPack(name="creeks", boundary=boundary, stations=(), features=tuple(features))
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_cells_of_lines_and_polygons_agree_with_the_nearest_feature(seed: int) -> None:
+    index = MapIndex(creeks_pack(seed))
+    layer = index._layer("water")
+    cells = all_place_cells(index, "water")
+
+    def truth(lat: float, lon: float) -> tuple[Hashable, float]:
+        # MapIndex's own measure: geodesic from the nearest point, 0 inside a pond.
+        hits = index.ranked("water", lat, lon, 5.0)
+        best = layer.places[id(hits[0].item)]
+        others = [h.distance_m for h in hits if layer.places[id(h.item)] != best]
+        return best, (others[0] - hits[0].distance_m) if others else math.inf
+
+    points = sample_points(index, cells, spread=500, near=1200, seed=seed)
+    assert disagreements(index, cells, truth, points, tie_m=0.01) == []
+    # Inside a pond the pond is nearest (distance 0): no creek's cell reaches in.
+    projection = index.projection
+    for pond in (f for f in layer.items if f.geometry.geom_type == "Polygon"):
+        inside = projection.geometry(pond.geometry).buffer(-EDGE_M)
+        own = layer.places[id(pond)]
+        for label, cell in cells.items():
+            if label != own:
+                projected = shapely.make_valid(projection.geometry(cell))
+                assert projected.intersection(inside).area < 1.0
+
+
+def test_a_place_alone_in_reach_has_the_whole_map(stillwater: MapIndex) -> None:
+    school = stillwater.pack.features_of("school")[0]
+    alone = place_cell(stillwater, "school", school, among=[school])
+    assert alone.symmetric_difference(stillwater.pack.boundary).area < 1e-12
+    assert place_cell(stillwater, "school", school).area < alone.area / 2
 
 
 def test_a_feature_of_another_map_is_refused(stillwater: MapIndex) -> None:
