@@ -26,7 +26,9 @@ from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import wall_clock
 from hideseek_chat.chat.map_clients import MapClients
+from hideseek_chat.chat.painter import PicturesPainter
 from hideseek_chat.config import Config
+from hideseek_chat.pictures.tiles import TileClient
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset
 from hideseek_chat.store import (
@@ -82,13 +84,17 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
     uow_factory = unit_of_work_factory(engine)
     clock = GameClock(config.clock_speed)
     map_clients = build_map_clients(config)
+    painter = PicturesPainter(build_tiles(config))
 
     def conversation(bot_name: str) -> Conversation:
         # The chat layer renders no bot name itself (private-chat buttons are deep links
         # the adapter builds), so ``bot_name`` stays here.
         if not config.rulesets_dirs:
             return Conversation(
-                uow_factory, map_clients=map_clients, map_max_age=config.map_max_age
+                uow_factory,
+                map_clients=map_clients,
+                map_max_age=config.map_max_age,
+                painter=painter,
             )
         return Conversation(
             uow_factory,
@@ -96,6 +102,7 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
             known_rulesets=tuple(sorted(ruleset_paths(config.rulesets_dirs))),
             map_clients=map_clients,
             map_max_age=config.map_max_age,
+            painter=painter,
         )
 
     telegram = build_application(
@@ -146,6 +153,20 @@ def build_map_clients(config: Config) -> MapClients:
         circle=places.circle,
         modes=tuple(modes.MODES),
         default_modes=modes.default_modes,
+    )
+
+
+def build_tiles(config: Config) -> TileClient | None:
+    """The pictures' basemap tiles as configured (``HIDESEEK_TILE_URL``, ``off``: None, the
+    pictures draw the map's own roads; ``HIDESEEK_TILE_RATE``), cached in the data folder.
+    Nothing connects before a picture asks for a tile."""
+    if config.tile_url is None:
+        return None
+    return TileClient(
+        config.tile_url,
+        user_agent=config.user_agent,
+        cache_dir=config.tile_cache_dir,
+        rate_per_s=config.tile_rate_per_s,
     )
 
 

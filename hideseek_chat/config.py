@@ -21,6 +21,10 @@ OVERPASS_URLS = (
 )
 #: Nominatim's and Overpass's usage policies ask every client to name itself.
 USER_AGENT = "hideseek_chat/0.1 (+https://github.com/hideseek-chat/hideseek_chat)"
+#: The basemap tiles of the pictures (OpenStreetMap's own; "off" in HIDESEEK_TILE_URL draws
+#: plain maps) and how many tile requests a second the whole bot may send (their policy).
+TILE_URL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+TILE_RATE_PER_S = 2.0
 #: A map fetched for the same area and modes this recently is used again, not fetched.
 MAP_MAX_AGE_DAYS = 30.0
 #: What Telegram accepts as a webhook's secret token.
@@ -48,6 +52,13 @@ class Config:
     overpass_urls: tuple[str, ...] = OVERPASS_URLS
     user_agent: str = USER_AGENT
     map_max_age: timedelta = timedelta(days=MAP_MAX_AGE_DAYS)
+    tile_url: str | None = TILE_URL
+    tile_rate_per_s: float = TILE_RATE_PER_S
+
+    @property
+    def tile_cache_dir(self) -> Path:
+        """Where fetched tiles are kept (at least a week, as the tile usage policy asks)."""
+        return self.data_dir / "tiles"
 
     @property
     def effective_database_url(self) -> str:
@@ -148,6 +159,7 @@ class Config:
             ) from None
         if not 0 <= max_age <= 3650:
             raise ConfigError("HIDESEEK_MAP_MAX_AGE_DAYS must be from 0 to 3650.")
+        tile_url, tile_rate = _tile_settings(env)
         dirs = tuple(Path(p) for p in env.get("HIDESEEK_RULESETS_DIR", "").split(os.pathsep) if p)
         return cls(
             telegram_token=env.get("TELEGRAM_BOT_TOKEN") or None,
@@ -165,7 +177,31 @@ class Config:
             overpass_urls=overpass or OVERPASS_URLS,
             user_agent=env.get("HIDESEEK_USER_AGENT", "").strip() or USER_AGENT,
             map_max_age=timedelta(days=max_age),
+            tile_url=tile_url,
+            tile_rate_per_s=tile_rate,
         )
+
+
+def _tile_settings(env: Mapping[str, str]) -> tuple[str | None, float]:
+    """HIDESEEK_TILE_URL (None when "off") and HIDESEEK_TILE_RATE; ConfigError when malformed."""
+    url: str | None = env.get("HIDESEEK_TILE_URL", "").strip() or TILE_URL
+    if url is not None and url.lower() == "off":
+        url = None
+    if url is not None:
+        _checked_url("HIDESEEK_TILE_URL", url)
+        if not all(key in url for key in ("{z}", "{x}", "{y}")):
+            raise ConfigError(
+                "HIDESEEK_TILE_URL must hold {z}, {x} and {y} (like the default "
+                f"{TILE_URL}), or be off, not {url!r}."
+            )
+    rate_text = env.get("HIDESEEK_TILE_RATE", "").strip() or str(TILE_RATE_PER_S)
+    try:
+        rate = float(rate_text)
+    except ValueError:
+        raise ConfigError(f"HIDESEEK_TILE_RATE must be a number, not {rate_text!r}.") from None
+    if not 0 < rate <= 50:
+        raise ConfigError("HIDESEEK_TILE_RATE must be more than 0 and at most 50 a second.")
+    return url, rate
 
 
 def _http_url(env: Mapping[str, str], name: str) -> str | None:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from hideseek_chat.chat import edge, jobs, liveness, map_jobs, outbox, routes
+from hideseek_chat.chat import edge, jobs, liveness, map_jobs, outbox, picture_jobs, routes
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.handlers import pins
 from hideseek_chat.chat.i18n import Formatter
@@ -38,6 +38,7 @@ from hideseek_chat.chat.model import (
     Outbound,
     SendText,
 )
+from hideseek_chat.chat.painter import Painter
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Services, Turn
 from hideseek_chat.rules.decisions import AudienceKind, Notify
@@ -79,6 +80,7 @@ class Conversation:
         seeds: Callable[[], int] | None = None,
         map_clients: MapClients | None = None,
         map_max_age: timedelta = timedelta(days=30),
+        painter: Painter | None = None,
     ) -> None:
         self.services = Services(
             uow_factory,
@@ -89,6 +91,8 @@ class Conversation:
             map_clients=map_clients,
             map_max_age=map_max_age,
         )
+        if painter is not None:
+            self.services.painter = painter
         # False only once the outbox was found empty and nothing was applied since; spares
         # the outbox query after each of the many live-location edits. ``tick`` sets it, so
         # messages queued by another process are still found within a tick. ``_news``
@@ -287,6 +291,8 @@ class Conversation:
                 if jobs.prepare(services, message, now):
                     progressed = True
                     states.clear()
+                if picture_jobs.queue_for(services, message, now):
+                    services.pictures_queued = True
                 decision = message.decision
                 assert isinstance(decision, Notify)
                 with self.uow_factory() as uow:
@@ -296,8 +302,8 @@ class Conversation:
                     actions = outbox.render(services, uow, message, decision, state, now)
                 deliveries.append(Delivery(message.id, tuple(actions)))
                 rendered.add(message.id)
-                if decision.to.kind == AudienceKind.GROUP and not decision.key.startswith("map."):
-                    status_chats.add(message.chat_key)  # a map job's news change no status
+                if decision.to.kind == AudienceKind.GROUP and not _is_job_news(decision.key):
+                    status_chats.add(message.chat_key)  # a job's news change no status
             if not progressed:
                 break
         if not deliveries and game_id is None:
@@ -348,6 +354,7 @@ class Conversation:
         """Fire due timers (at most ``limit``); their announcements land in the outbox.
         Return how many fired: ``limit`` of them means more may be due."""
         self.maybe_pending = True
+        self.services.pictures_queued = True
         fired = Scheduler(self.uow_factory, self.services.rulesets).run_due(now, limit)
         if fired:
             self.maybe_pending = True  # again: a look at the outbox meanwhile saw none of it
@@ -373,6 +380,22 @@ class Conversation:
         if ran:
             self.maybe_pending = True
         return ran
+
+    def run_picture_job(self, clock: Callable[[], datetime]) -> bool:
+        """Draw the oldest queued picture (the seekers' map, a hider's zone); False when
+        none was queued. Slow (drawing, tiles): a channel runs it off its update path."""
+        ran = picture_jobs.run_next(self.services, clock)
+        if ran:
+            self.maybe_pending = True
+        else:
+            self.services.pictures_queued = False
+        return ran
+
+    @property
+    def pictures_queued(self) -> bool:
+        """Whether a picture job may wait (queued here, or a tick came: another process
+        may have queued one)."""
+        return self.services.pictures_queued
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         """The channel's id of the message kept in ``slot`` of ``chat`` (see SendText.slot)."""
@@ -407,6 +430,11 @@ def _is_stale(refusal: Exception, data: str = "", own_chat: bool = False) -> boo
     if refusal.key in SPENT_KEYS and _verb(data) in routes.ONE_PURPOSE:
         return True
     return refusal.key in STALE_KEYS
+
+
+def _is_job_news(key: str) -> bool:
+    """Whether ``key`` is what a map or picture job has to say (no game status changed)."""
+    return key.startswith("map.") or key in picture_jobs.PICTURE_NOTICES
 
 
 def _verb(data: str) -> Verb | None:

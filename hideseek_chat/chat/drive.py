@@ -43,6 +43,7 @@ from hideseek_chat.chat.model import (
     EditButtons,
     Inbound,
     Outbound,
+    SendFile,
     SendText,
 )
 from hideseek_chat.store.writers import in_background
@@ -75,6 +76,7 @@ class Capabilities:
     pictures: bool = True  # a PNG (a board) can be shown instead of its fixed-width text
     #: a button that sends the presser's location (Button.share_location) in a private chat
     location_button: bool = True
+    files: bool = True  # a document (SendFile) can be sent; else its ``fallback`` text
 
 
 class Channel(Protocol):
@@ -136,6 +138,7 @@ class Driver:
         self._background: set[asyncio.Future[None]] = set()
         self._senders = senders
         self._sending: asyncio.Semaphore | None = None  # made in the loop that uses it
+        self._drawing: asyncio.Future[None] | None = None  # the picture worker
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         """Call ``function`` in the update thread pool (inline without one: the console)."""
@@ -179,6 +182,11 @@ class Driver:
             self._in_background(self.drain())
         else:
             await self.drain()
+        if self.jobs_inline:
+            if self._draw_inline():  # the console: pictures at once
+                await self.drain()
+        elif self.conversation.pictures_queued:
+            self.start_picture_jobs()
         return replies
 
     async def on_tick(self) -> None:
@@ -198,6 +206,7 @@ class Driver:
         finally:
             self._ticking = False
         self.start_map_jobs()
+        self.start_picture_jobs()
         self._flushing += 1
         try:
             await self._drain_all()
@@ -226,6 +235,40 @@ class Driver:
         """Wait for the outbox tasks started in the background (a clean shutdown, tests)."""
         while self._background:
             await asyncio.gather(*list(self._background))
+
+    def _draw_inline(self) -> bool:
+        """Draw the queued pictures now (the console); True when one was drawn."""
+        drew = False
+        for _ in range(MAX_INLINE_JOBS):
+            if not self.conversation.pictures_queued:
+                break
+            if not self.conversation.run_picture_job(self.clock):
+                break
+            drew = True
+        return drew
+
+    def start_picture_jobs(self) -> None:
+        """Draw queued pictures: inline (the console), else one at a time in a worker
+        thread, whose notice is sent as soon as it is drawn."""
+        if self.jobs_inline:
+            self._draw_inline()
+            return
+        if self._drawing is not None or not self.conversation.pictures_queued:
+            return
+        task = asyncio.ensure_future(self._draw())
+        self._drawing = task
+
+    async def _draw(self) -> None:
+        try:
+            while await asyncio.to_thread(self.conversation.run_picture_job, self.clock):
+                self._in_background(self.drain())
+        finally:
+            self._drawing = None
+
+    async def pictures_done(self) -> None:
+        """Wait for the picture worker (a clean shutdown, tests)."""
+        while self._drawing is not None:
+            await self._drawing
 
     def start_map_jobs(self) -> None:
         """Run queued map jobs: inline to their end (``jobs_inline``: the console), else in
@@ -332,6 +375,8 @@ def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbo
     for action in actions:
         if isinstance(action, DeleteMessage) and not capabilities.delete_messages:
             continue
+        if isinstance(action, SendFile) and not capabilities.files:
+            action = SendText(action.to, text=action.fallback, private=action.private)
         if isinstance(action, EditButtons) and not (
             capabilities.edit_messages and capabilities.buttons
         ):

@@ -77,6 +77,8 @@ class Verb(StrEnum):
     OFF_TRANSIT = "offtr"  # claim_id (the seekers confirm they left transit: the end game)
     DECIDE_CATCH = "dcatch"  # player id (the admin decides that this seeker found the hider)
     CHOOSE_GAME = "focus"  # (the id is the game the presser's private messages are about)
+    SEEKMAP_STATIONS = "skst"  # page of the seekers' candidate stations (/stations)
+    SEEKMAP_GEOJSON = "skgj"  # (send the seekers' map as a GeoJSON file)
     # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
     ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
     CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss

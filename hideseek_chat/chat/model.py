@@ -152,6 +152,20 @@ class SendText(Outbound):
 
 
 @dataclass(frozen=True)
+class SendFile(Outbound):
+    """A document (the seekers' map as GeoJSON): ``content`` named ``filename``, with
+    ``caption``. A channel that cannot send files says ``fallback`` instead
+    (``drive.Capabilities.files``)."""
+
+    filename: str = ""
+    content: bytes = b""
+    caption: str = ""
+    mime_type: str = "application/octet-stream"
+    fallback: str = ""
+    private: bool = field(default=False)  # sent to a person, not a group
+
+
+@dataclass(frozen=True)
 class DeleteMessage(Outbound):
     message_ref: str = ""
 

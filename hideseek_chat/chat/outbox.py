@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from hideseek_chat.chat import checking, keyboards, sightings, texts
+from hideseek_chat.chat import checking, keyboards, seekmap_keys, sightings, texts
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.map_jobs import job_slot
 from hideseek_chat.chat.model import Outbound, SendText
+from hideseek_chat.chat.picture_jobs import PICTURE_NOTICES
 from hideseek_chat.chat.turn import Services
 from hideseek_chat.rules.curses import is_clearable
 from hideseek_chat.rules.decisions import AudienceKind, Notify
@@ -101,7 +102,8 @@ def render(
         if job_id is not None:  # a map job's one message: its progress, then its outcome
             slot, transient = job_slot(int(job_id)), notify.key == "map.progress"
             return [SendText(chat, text=text, buttons=buttons, slot=slot, transient=transient)]
-        return [SendText(chat, text=text, buttons=buttons, photo_ref=photo)]
+        image = _picture(uow, notify)
+        return [SendText(chat, text=text, buttons=buttons, photo_ref=photo, image=image)]
     sends: list[Outbound] = []
     composed: dict[str, tuple[str, Rows, str | None]] = {}
     for ref in recipients(state, notify, message.created_at, message.round_number):
@@ -109,8 +111,19 @@ def render(
         if fmt.language not in composed:
             composed[fmt.language] = _compose(services, uow, message, notify, state, fmt, now)
         text, buttons, photo = composed[fmt.language]
-        sends.append(SendText(ref, text=text, buttons=buttons, photo_ref=photo, private=True))
+        image = _picture(uow, notify)
+        sends.append(
+            SendText(ref, text=text, buttons=buttons, photo_ref=photo, image=image, private=True)
+        )
     return sends
+
+
+def _picture(uow: UnitOfWork, notify: Notify) -> bytes | None:
+    """The PNG a picture job drew for ``notify`` (None: it carries none)."""
+    picture_id = notify.params.get("picture_id")
+    if notify.key not in PICTURE_NOTICES or picture_id is None:
+        return None
+    return uow.pictures.picture(int(picture_id))
 
 
 def status(
@@ -193,6 +206,8 @@ def _compose(
     elif key == "map.places":
         labels = [str(label) for label in params.get("labels", ())]
         buttons = keyboards.map_places(game_id, int(params["job_id"]), labels)
+    elif key == "picture.seekers":
+        buttons = seekmap_keys.under_picture(game_id, fmt)
     elif key == "round.next_you_hide":
         buttons = keyboards.start_hiding(game_id, fmt)
     elif key in LOCATION_PROMPTS:

@@ -25,6 +25,7 @@ from hideseek_chat.chat.handlers import (
     maps,
     pins,
     questions,
+    seekmap,
     setup,
 )
 from hideseek_chat.chat.i18n import N_
@@ -134,6 +135,15 @@ COMMANDS: tuple[Command, ...] = (
         Where.GROUP,
         N_("the game's map: choose one, find any city, drop stations (admin)"),
     ),
+    Command(
+        "seekmap",
+        seekmap.seekmap_command,
+        Where.GROUP,
+        N_("the seekers' map: where the answers leave the hider (on/off: after each answer)"),
+    ),
+    Command(
+        "stations", seekmap.stations_command, Where.ANYWHERE, N_("the stations still possible")
+    ),
     Command("settings", setup.settings, Where.GROUP, N_("change the game's settings (admin)")),
     Command("abort", setup.abort, Where.GROUP, N_("end the game now, without a winner (admin)")),
     Command(
@@ -219,6 +229,8 @@ BUTTONS: dict[Verb, ButtonHandler] = {
     Verb.SPOTTED: endgame.press_spotted,
     Verb.OFF_TRANSIT: endgame.press_off_transit,
     Verb.DECIDE_CATCH: endgame.press_decide_catch,
+    Verb.SEEKMAP_STATIONS: seekmap.press_stations,
+    Verb.SEEKMAP_GEOJSON: seekmap.press_geojson,
 }
 
 

@@ -23,6 +23,8 @@ from hideseek_chat.chat.lru import LRU
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import Button, ChatKind, Inbound, SendText
+from hideseek_chat.chat.painter import Painter, PicturesPainter
+from hideseek_chat.chat.seekmap import ViewCache, view_cache
 from hideseek_chat.chat.sightings import StartCache
 from hideseek_chat.chat.texts import say
 from hideseek_chat.rules import apply as engine_apply
@@ -71,6 +73,13 @@ class Services:
     #: read from ``monotonic``): Telegram allows about 20 messages a minute in a group
     map_progress_every: float = 6.0
     monotonic: Callable[[], float] = time.monotonic
+    #: draws the seekers' map and the hider's zone (in picture jobs, never in a turn)
+    painter: Painter = field(default_factory=PicturesPainter)
+    #: the newest seekers' maps, so that /stations and the next answer start from them
+    seekmaps: ViewCache = field(default_factory=view_cache)
+    #: a picture job may be waiting: set when one is queued (or a tick comes), cleared
+    #: when the runner finds none, so a channel looks for one only then
+    pictures_queued: bool = True
 
     def ruleset(self, state: GameState) -> Ruleset:
         return self.rulesets(state.ruleset)

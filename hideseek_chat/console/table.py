@@ -29,6 +29,7 @@ from hideseek_chat.chat.model import (
     Outbound,
     PhotoIn,
     Sender,
+    SendFile,
     SendText,
     TextIn,
 )
@@ -62,6 +63,9 @@ class Line:
     #: the line this one replaced: the bot edited that message into this one (the old
     #: line loses its buttons, and a transcript prints the new text as it appears)
     edit_of: int | None = None
+    #: the bytes the bot sent with it: a picture (on a table that shows pictures) or a
+    #: file (``kind`` "file", its name in ``note``)
+    content: bytes | None = None
 
 
 @dataclass
@@ -326,9 +330,14 @@ class Table:
                 line_id = self._log(
                     action.to, body, buttons=action.buttons, photo_ref=action.photo_ref
                 )
+                self.lines[-1].content = action.image
                 if edited is not None:
                     self.lines[-1].edit_of = edited.id
                     self._edits[line_id] = self._edits.get(edited.id, edited.id)
+            elif isinstance(action, SendFile):
+                # The console prints a line for the file: its name, size and caption.
+                self._log(action.to, action.caption, kind="file", note=action.filename)
+                self.lines[-1].content = action.content
             elif isinstance(action, DeleteMessage):
                 for line in self.lines:
                     if str(line.id) == action.message_ref and line.chat == action.to:

@@ -10,13 +10,24 @@ strays less than a metre from the geodesic curve it stands for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
+import numpy as np
+import shapely
+from shapely import STRtree
+from shapely.geometry import MultiPolygon, Polygon, mapping
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.mappack import Station
 from hideseek_chat.geo.pins import Pin
+from hideseek_chat.geo.regions import (
+    Region,
+    StationTable,
+    clue_region,
+    covers_lonlat,
+    station_table,
+)
 from hideseek_chat.geo.spatial import MapIndex
 from hideseek_chat.rules.ruleset import HiderPosition
 
@@ -53,7 +64,9 @@ class Applied:
 
     ``keep`` is an area (lon/lat) for clues about the hider's position, or None for clues
     about their station only (a transit line, a station name's length), which keep the
-    station ids in ``stations`` instead.
+    station ids in ``stations`` instead. A clue that rules nothing out (a ``null`` answer)
+    keeps the whole boundary. Curves are exact within the part of the map still in play
+    when the clue was applied.
     """
 
     ref: int
@@ -76,6 +89,12 @@ class SeekerMap:
 
     ``remaining`` is the boundary minus everything eliminated (lon/lat); ``candidates`` the
     stations, in the pack's order, whose zone disc (``zone_radius_m``) still meets it.
+
+    With ``basis`` STATION the answers were about the station point: candidates are the
+    stations inside ``remaining`` (and on every station list). With LIVE the hider may have
+    moved inside their zone between answers: a station stays when its disc meets each
+    clue's region on its own, so a candidate's disc need not meet ``remaining`` (where the
+    hider is if they never moved). See docs/geo.md, "Seekers' map".
     """
 
     boundary: BaseGeometry
@@ -85,6 +104,8 @@ class SeekerMap:
     not_applied: tuple[NotApplied, ...]
     zone_radius_m: float
     basis: HiderPosition
+    #: the candidates' rows in ``MapIndex.pack.stations`` (None: found from ``candidates``)
+    rows: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 def seeker_map(
@@ -94,14 +115,182 @@ def seeker_map(
     basis: HiderPosition = HiderPosition.LIVE,
 ) -> SeekerMap:
     """Work out the seekers' map from scratch."""
-    raise NotImplementedError  # built by the geometry work of issue 19
+    view = SeekerMap(
+        boundary=index.pack.boundary,
+        remaining=index.pack.boundary,
+        candidates=tuple(index.pack.stations),
+        applied=(),
+        not_applied=(),
+        zone_radius_m=zone_radius_m,
+        basis=basis,
+        rows=np.arange(len(index.pack.stations)),
+    )
+    for clue in sorted(clues, key=lambda c: c.ref):
+        view = with_clue(index, view, clue)
+    return view
 
 
 def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
     """Return ``previous`` narrowed by one more clue (cheaper than from scratch)."""
-    raise NotImplementedError  # built by the geometry work of issue 19
+    table = station_table(index)
+    region = clue_region(index, clue, _in_play(previous, table))
+    if isinstance(region, str):
+        return replace(previous, not_applied=(*previous.not_applied, NotApplied(clue.ref, region)))
+    remaining = previous.remaining
+    if region.keep is not None:
+        remaining = _polygonal(shapely.intersection(remaining, region.keep))
+    kept = _kept(index, previous, region)
+    rows = _rows(previous, table.row)[kept]
+    applied = Applied(
+        clue.ref, region.keep if region.keep is not None or region.stations is not None
+        else previous.boundary, region.stations,
+    )
+    return replace(
+        previous,
+        remaining=remaining,
+        candidates=tuple(table.stations[rows].tolist()),
+        applied=(*previous.applied, applied),
+        rows=rows,
+    )
+
+
+def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
+    """Which of ``view``'s candidates the region keeps.
+
+    With answers from the zone's station, the region constrains the station point itself.
+    With answers from a live pin, the hider was somewhere in the zone's disc at each answer
+    and may have moved inside it since: a station stays when its disc meets this region,
+    each clue on its own (see docs/geo.md, "Seekers' map").
+    """
+    table = station_table(index)
+    rows = _rows(view, table.row)
+    kept = np.ones(len(rows), dtype=bool)
+    if region.station_mask is not None:
+        kept &= region.station_mask[rows]
+    if region.keep is None or not kept.any():
+        return kept
+    rows = rows[kept]
+    lats, lons, xs, ys = table.lats[rows], table.lons[rows], table.xs[rows], table.ys[rows]
+    if view.basis == HiderPosition.STATION:
+        if region.at_stations is not None:
+            inside = region.at_stations(lats, lons, xs, ys)
+        else:
+            inside = covers_lonlat(region.keep, lats, lons)
+            if region.answer_at is not None:
+                _settle_near_edges(region.keep, region.answer_at, lats, lons, inside)
+    elif region.near_stations is not None:
+        inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
+    else:
+        projection = index.projection
+        area = projection.geometry(region.keep)
+        shapely.prepare(area)
+        # Projected distances overstate geodesic ones by at most ``k``: never too strict.
+        k = projection.scale_bound(projection.lat, projection.lon)
+        reach = k * view.zone_radius_m + 1.0
+        inside = np.asarray(shapely.dwithin(area, table.points[rows], reach))
+    kept[kept] = inside
+    return kept
+
+
+#: Stations nearer than this to a drawn edge are decided by recomputing the answer (metres).
+EDGE_CHECK_M = 5.0
+
+
+def _settle_near_edges(
+    keep: BaseGeometry,
+    answer_at: Callable[[float, float], bool],
+    lats: np.ndarray,
+    lons: np.ndarray,
+    inside: np.ndarray,
+) -> None:
+    """Decide ``inside`` again, by the answer itself, for stations near an edge of ``keep``."""
+    if not len(lats):
+        return
+    # Degrees for EDGE_CHECK_M at the highest latitude here (a degree of latitude >= 110 km).
+    widest = min(float(np.abs(lats).max()), 89.0)
+    degrees = EDGE_CHECK_M / 110_000.0 / float(np.cos(np.radians(widest)))
+    # One small box per edge segment: a tree of them finds the few stations near any edge.
+    pieces = []
+    for ring in shapely.get_parts(keep.boundary):
+        coords = shapely.get_coordinates(ring)
+        pieces.append(np.stack([coords[:-1], coords[1:]], axis=1))
+    if not pieces:
+        return
+    segments = shapely.linestrings(np.concatenate(pieces))
+    near, _ = STRtree(segments).query(
+        shapely.points(lons, lats), predicate="dwithin", distance=degrees
+    )
+    for n in np.unique(near):
+        inside[n] = answer_at(float(lats[n]), float(lons[n]))
+
+
+def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float, float]:
+    """A lon/lat box holding the remaining area and every candidate's zone: no later
+    answer can matter outside it."""
+    rows = _rows(view, table.row)
+    boxes = [view.remaining.bounds] if not view.remaining.is_empty else []
+    if len(rows):
+        lats, lons = table.lats[rows], table.lons[rows]
+        # A degree of latitude is >= 110 km; of longitude, cos(lat) times that.
+        pad_lat = view.zone_radius_m / 110_000.0
+        widest = float(np.abs(lats).max()) + pad_lat
+        pad_lon = min(180.0, pad_lat / max(np.cos(np.radians(min(widest, 89.0))), 1e-6))
+        boxes.append((float(lons.min()) - pad_lon, float(lats.min()) - pad_lat,
+                      float(lons.max()) + pad_lon, float(lats.max()) + pad_lat))
+    if not boxes:
+        return view.boundary.bounds
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _rows(view: SeekerMap, row: dict[str, int]) -> np.ndarray:
+    """The candidates' rows in the pack's station table."""
+    if view.rows is not None:
+        return view.rows
+    return np.fromiter((row[s.id] for s in view.candidates), np.intp, len(view.candidates))
+
+
+def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
+    """Only the areas of an overlay's result (its stray lines and points mean nothing)."""
+    if isinstance(geometry, Polygon | MultiPolygon):
+        return geometry
+    parts = [g for g in getattr(geometry, "geoms", ()) if isinstance(g, Polygon | MultiPolygon)]
+    if not parts:
+        return MultiPolygon()
+    return shapely.union_all(parts)
 
 
 def to_geojson(view: SeekerMap) -> dict[str, object]:
-    """A GeoJSON FeatureCollection of the remaining area and the candidate stations."""
-    raise NotImplementedError  # built by the geometry work of issue 19
+    """A GeoJSON FeatureCollection of the remaining area and the candidate stations.
+
+    The collection also says how many stations are left, the basis, the zone radius and
+    which clues were not applied and why (``not_applied``: ``[{"ref", "reason"}]``).
+    """
+    features: list[dict[str, object]] = [
+        {
+            "type": "Feature",
+            "properties": {"kind": "remaining"},
+            "geometry": mapping(view.remaining),
+        }
+    ]
+    features.extend(
+        {
+            "type": "Feature",
+            "properties": {
+                "kind": "candidate",
+                "id": station.id,
+                "name": station.name,
+                "lines": list(station.routes),
+            },
+            "geometry": {"type": "Point", "coordinates": [station.lon, station.lat]},
+        }
+        for station in view.candidates
+    )
+    return {
+        "type": "FeatureCollection",
+        "features": features,
+        "candidates": len(view.candidates),
+        "basis": str(view.basis),
+        "zone_radius_m": view.zone_radius_m,
+        "not_applied": [{"ref": n.ref, "reason": n.reason} for n in view.not_applied],
+    }

@@ -33,6 +33,7 @@ class ChatPrefs:
     units: str | None = None  # None: the ruleset's units
     map_name: str = DEFAULT_MAP
     auto_answer: bool = False  # the bot answers what the pins can answer (admin setting)
+    auto_pictures: bool = True  # the seekers' map follows every answer (admin setting)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,9 @@ class Chats:
         row = None if chat_id is None else self.session.get(ChatPrefsRow, chat_id)
         if row is None:
             return ChatPrefs()
-        return ChatPrefs(row.language, row.units, row.map_name, row.auto_answer)
+        return ChatPrefs(
+            row.language, row.units, row.map_name, row.auto_answer, row.auto_pictures
+        )
 
     def has_prefs(self, chat_key: str) -> bool:
         """Whether the chat has chosen anything yet (a new group has not)."""
@@ -95,11 +98,13 @@ class Chats:
                     units=prefs.units,
                     map_name=prefs.map_name,
                     auto_answer=prefs.auto_answer,
+                    auto_pictures=prefs.auto_pictures,
                 )
             )
         else:
             row.language, row.units, row.map_name = prefs.language, prefs.units, prefs.map_name
             row.auto_answer = prefs.auto_answer
+            row.auto_pictures = prefs.auto_pictures
         self.session.flush()
 
     # ----- people -----

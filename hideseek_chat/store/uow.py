@@ -40,6 +40,7 @@ from hideseek_chat.store.leases import Leases
 from hideseek_chat.store.log import EventLog, Outbox
 from hideseek_chat.store.mapjobs import MapJobs
 from hideseek_chat.store.maps import MapPacks
+from hideseek_chat.store.pictures import PictureJobs
 from hideseek_chat.store.pings import Pings
 from hideseek_chat.store.repository import GameNotFound, GameRepository
 
@@ -64,6 +65,7 @@ class UnitOfWork:
     pings: Pings
     maps: MapPacks
     map_jobs: MapJobs
+    pictures: PictureJobs
     chats: Chats
     checks: AnswerChecks
     botnet: BotnetMatches
@@ -82,6 +84,7 @@ class UnitOfWork:
         self.pings = Pings(self.session)
         self.maps = MapPacks(self.session)
         self.map_jobs = MapJobs(self.session)
+        self.pictures = PictureJobs(self.session)
         self.chats = Chats(self.session)
         self.checks = AnswerChecks(self.session)
         self.botnet = BotnetMatches(self.session)

@@ -298,11 +298,17 @@ class TelegramChannel:
         await driver.on_tick()
         await self.flush_statuses(self._clock.now())
 
+    async def settle(self) -> None:
+        """Wait for the pictures being drawn and the outbox sends started in the background
+        (a clean shutdown; tests that read what was sent)."""
+        if self._driver is not None:
+            await self._driver.pictures_done()
+            await self._driver.idle()
+
     async def close(self) -> None:
         """Let the lanes finish and stop the thread pool (a clean shutdown)."""
         await self.lanes.join()
-        if self._driver is not None:
-            await self._driver.idle()
+        await self.settle()
         self._threads.shutdown(wait=True)
         self._behind.shutdown(wait=True)
 

@@ -19,6 +19,7 @@ from telegram import (
     Bot,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputFile,
     KeyboardButton,
     ReplyKeyboardMarkup,
     ReplyParameters,
@@ -32,6 +33,7 @@ from hideseek_chat.chat.model import (
     DeleteMessage,
     EditButtons,
     Outbound,
+    SendFile,
     SendText,
 )
 from hideseek_chat.telegram.convert import telegram_id
@@ -105,6 +107,8 @@ async def _perform_one(
 ) -> None:
     if isinstance(action, SendText):
         await _send_text(bot, conversation, action, now)
+    elif isinstance(action, SendFile):
+        await _send_file(bot, action)
     elif isinstance(action, DeleteMessage):
         await _delete(bot, action)
     elif isinstance(action, EditButtons):
@@ -137,6 +141,21 @@ async def _send_text(
     except (Forbidden, BadRequest) as err:
         private = action.private or chat_id > 0  # Telegram's user ids are positive
         if private and (isinstance(err, Forbidden) or "chat not found" in str(err).lower()):
+            raise _Unreachable from err
+        raise
+
+
+async def _send_file(bot: Bot, action: SendFile) -> None:
+    """A document with its caption (cut to what a caption may hold)."""
+    caption, _ = _split(action.caption, MessageLimit.CAPTION_LENGTH)
+    try:
+        await bot.send_document(
+            telegram_id(action.to),
+            InputFile(action.content, filename=action.filename),
+            caption=caption or None,
+        )
+    except Forbidden as err:
+        if action.private:
             raise _Unreachable from err
         raise
 

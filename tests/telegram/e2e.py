@@ -28,7 +28,7 @@ from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.rules.state import CardZone, GameState
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import EventRow
-from hideseek_chat.telegram.bot import TelegramApp, build_application
+from hideseek_chat.telegram.bot import TelegramApp, build_application, channel_of
 from hideseek_chat.telegram.convert import LIVE_FOREVER, key
 from tests.telegram.factories import (
     GROUP,
@@ -177,6 +177,7 @@ class Telegram:
     async def feed(self, update: Update) -> None:
         """Run ``update`` through the application like a polled update."""
         await self.app.process_update(update)
+        await channel_of(self.app).settle()  # a picture it asked for is drawn and sent
         self.check()
 
     async def send(self, name: str, text: str, *, private: bool = False) -> Update:
@@ -272,6 +273,7 @@ class Telegram:
         assert self.app.job_queue is not None
         [job] = self.app.job_queue.get_jobs_by_name("tick")
         await job.run(self.app)
+        await channel_of(self.app).settle()
         self.check()
 
     async def wait(self, span: timedelta) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -159,6 +160,10 @@ class RecordingRequest(BaseRequest):
         size = {"file_id": photo, "file_unique_id": "p", "width": 1, "height": 1}
         return self._sent_message(params, photo=[size], caption=params.get("caption", ""))
 
+    def _answer_sendDocument(self, params: dict[str, Any]) -> Any:
+        document = {"file_id": "doc", "file_unique_id": "d", "file_name": "uploaded"}
+        return self._sent_message(params, document=document, caption=params.get("caption", ""))
+
     def _answer_editMessageText(self, params: dict[str, Any]) -> Any:
         return self._sent_message(params, text=params["text"]) | {
             "message_id": int(params["message_id"])
@@ -204,8 +209,9 @@ class FakeConversation:
     ticks: list[datetime] = field(default_factory=list)
     unreachable_refs: list[str] = field(default_factory=list)
     bot_names: list[str] = field(default_factory=list)
-    #: no map jobs here (the drive loop starts none)
+    #: no map jobs here (the drive loop starts none), nor pictures to draw
     has_map_jobs: bool = False
+    pictures_queued: bool = False
 
     def named(self, bot_name: str) -> FakeConversation:
         """The factory the adapter calls with the bot's username."""
@@ -241,6 +247,9 @@ class FakeConversation:
     def tick(self, now: datetime, limit: int | None = None) -> int:
         self.ticks.append(now)
         return 0
+
+    def run_picture_job(self, clock: Callable[[], datetime]) -> bool:
+        return False
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         return self.statuses.get(chat if slot == "status" else f"{chat} {slot}")

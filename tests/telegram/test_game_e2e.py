@@ -82,6 +82,9 @@ async def test_a_whole_round_in_a_telegram_group(tg: Telegram) -> None:
     assert "5 min of hiding time left" in tg.texts(hider, since=mark)
     assert "seekers, off you go" in tg.texts(since=mark)
     assert f"within 500 m of {STATION}" in tg.texts(hider, since=mark), "the hider learns the zone"
+    zone = [c.params for c in tg.api.calls[mark:] if c.method == "sendPhoto"]
+    assert len(zone) == 1 and int(zone[0]["chat_id"]) == user_id(hider), "their zone, drawn"
+    assert zone[0]["_uploads"]["photo"].startswith(b"\x89PNG")
     assert tg.state().phase == Phase.SEEKING
 
     # Radar: the seeker is about 2 km away; the hider gets the suggestion and its numbers.
@@ -93,6 +96,9 @@ async def test_a_whole_round_in_a_telegram_group(tg: Telegram) -> None:
     assert [label for label, _ in question.buttons][:2] == ["Yes", "👉 No"]
     await tg.press(hider, "👉 No")
     assert "✅ Radar 1 km: No" in tg.texts(since=mark)
+    [seekers_map] = [c.params for c in tg.api.calls[mark:] if c.method == "sendPhoto"]
+    assert int(seekers_map["chat_id"]) == GROUP
+    assert "stations still possible" in seekers_map["caption"]
     assert "You drew 2 cards" in tg.texts(hider, since=mark)
     await tg.press(hider, "🃏")  # keep the first card offered
     assert "Into your hand" in tg.texts(hider, since=mark)

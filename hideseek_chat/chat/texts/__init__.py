@@ -10,8 +10,9 @@ Keyed texts (one shape: a renderer ``(params, fmt) -> str`` per key)
   ``Sorry, that isn't possible right now.`` for ``error.*``/``botnet.*``,
   ``Sorry, that did not work.`` for ``chat.*``.
 - ``has_text(key)``; ``notice_keys()``, ``refusal_keys()`` (``error.*``),
-  ``botnet_keys()``, ``chat_keys()`` and ``map_keys()`` (``map.*``, the map jobs'
-  messages): what is registered, for tests.
+  ``botnet_keys()``, ``chat_keys()``, ``map_keys()`` (``map.*``, the map jobs'
+  messages) and ``picture_keys()`` (``picture.*``, the picture jobs'): what is
+  registered, for tests.
 
 Reasons (``reasons``): ``map_problem(code, fmt)``, ``why_no_answer(code, fmt)``,
 ``unchecked_key(code, too_close)``, ``verdict_note(verdict, reason, too_close, fmt)``,
@@ -52,6 +53,7 @@ from hideseek_chat.chat.texts import (
     notices_play,
     notices_zone,
     refusals,
+    seekmap,
 )
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
@@ -176,6 +178,7 @@ __all__ = [
     "numbers_text",
     "offer_label",
     "path_text",
+    "picture_keys",
     "question_line",
     "reason_group",
     "refusal_keys",
@@ -205,6 +208,7 @@ _MODULES = (  # for their texts
     notices_play,
     notices_zone,
     refusals,
+    seekmap,
 )
 
 
@@ -233,6 +237,12 @@ def map_keys() -> frozenset[str]:
     return _with_prefix("map.")
 
 
+def picture_keys() -> frozenset[str]:
+    """What the picture jobs send (``picture.*``: the seekers' map, the hider's zone); not
+    the engine's."""
+    return _with_prefix("picture.")
+
+
 def notice_keys() -> frozenset[str]:
     """The engine's notices with a text of their own (every other key)."""
-    return keys() - refusal_keys() - botnet_keys() - chat_keys() - map_keys()
+    return keys() - refusal_keys() - botnet_keys() - chat_keys() - map_keys() - picture_keys()

@@ -55,6 +55,7 @@ from hideseek_chat.store.models.maps import (
     StationRouteRow,
     StationRow,
 )
+from hideseek_chat.store.models.pictures import PictureJobRow, PictureKind
 from hideseek_chat.store.models.play import (
     BannedQuestionRow,
     CardRow,
@@ -103,6 +104,8 @@ __all__ = [
     "PendingCatchRow",
     "PersonFocusRow",
     "PersonRow",
+    "PictureJobRow",
+    "PictureKind",
     "PingRow",
     "PlayerRow",
     "QuestionRow",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, false
+from sqlalchemy import ForeignKey, false, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.store.models.base import GAME_FK, Base
@@ -24,6 +24,8 @@ class ChatPrefsRow(Base):
     map_name: Mapped[str]
     #: Answer the questions the pins can answer as soon as they reach the hider.
     auto_answer: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: Post the seekers' map after every answer (``/seekmap off`` stops it).
+    auto_pictures: Mapped[bool] = mapped_column(default=True, server_default=true())
 
 
 class PersonRow(Base):

@@ -1,0 +1,448 @@
+"""The seekers' map in the chat, played through the conversation on the Stillwater map.
+
+After every answer the group gets the picture ("N stations still possible", what was not
+applied and why, Stations and GeoJSON buttons), drawn by a picture job; the hider gets
+their own zone's picture in private. The map is computed from what the seekers know only:
+two games with the same seekers' pins and answers but hiders at different stations give
+byte-identical pictures, captions, lists and GeoJSON, and no hider's station is named to
+the group unless the answers leave it possible.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from hideseek_chat.chat import seekmap
+from hideseek_chat.chat.drive import Capabilities, adapt
+from hideseek_chat.chat.i18n import Formatter
+from hideseek_chat.chat.model import SendFile, SendText
+from hideseek_chat.chat.texts import say
+from hideseek_chat.console.table import Line, Table
+from hideseek_chat.geo import distance_m
+from hideseek_chat.rules.ruleset import HiderPosition
+from hideseek_chat.rules.state import Pause, PauseReason
+from hideseek_chat.store import UnitOfWorkFactory, unit_of_work_factory
+from hideseek_chat.store.config import make_engine
+from hideseek_chat.store.models import Base, PictureKind
+from hideseek_chat.store.uow import cached_ruleset
+from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION, begin, labels, new_table
+
+PICTURES = Capabilities(pictures=True, location_button=False)
+PNG = b"\x89PNG\r\n\x1a\n"
+
+#: A second hider: 25 m from the Kamm/Peterson stop, 1.6 km from the seekers' start (the
+#: first hider, at Gallagher-Iba, is 2.0 km away): the same answers to the questions below.
+OTHER_SPOT = (36.12580, -97.08120)
+OTHER_STATION = "Kamm/Peterson"
+#: From near the seekers' start 1.4 km towards both hiders (a thermometer of 1 km: hotter).
+WALK = [(36.1380, -97.0780), (36.1350, -97.0750), (36.1320, -97.0720), (36.1300, -97.0700)]
+
+
+def seeking(table: Table, spot: tuple[float, float] = HIDER_SPOT) -> tuple[str, str, str]:
+    """A small game begun, the hider hidden at ``spot``, the seekers at their start."""
+    hider, (s1, s2) = begin(table)
+    table.pin(hider, *spot, private=True)
+    table.wait(timedelta(minutes=31))
+    table.pin(hider, *spot, private=True, edited=True)
+    for seeker in (s1, s2):
+        table.pin(seeker, *SEEKERS_START)
+    return hider, s1, s2
+
+
+def walk(table: Table, seeker: str, path: list[tuple[float, float]]) -> None:
+    for lat, lon in path:
+        table.wait(timedelta(minutes=2))
+        table.pin(seeker, lat, lon, edited=True)
+
+
+def pictures(table: Table, since: int = 0) -> list[Line]:
+    """The seekers' maps the group got (after line ``since``)."""
+    return [
+        line
+        for line in table.said(since=since)
+        if line.content is not None and "still possible" in line.text
+    ]
+
+
+def public(table: Table, hider: str, since: int = 0) -> list[Line]:
+    """Every line the group and the seekers read (after ``since``)."""
+    hider_ref = table.person(hider).ref
+    return [x for x in table.lines if x.author == "bot" and x.chat != hider_ref and x.id > since]
+
+
+def answer(table: Table, hider: str, word: str) -> None:
+    """The hider answers with ``word`` and keeps the first card drawn."""
+    table.press(hider, word)
+    table.press(hider, "🃏")
+
+
+# ----------------------------------------------------------------- after every answer
+
+
+def test_every_answer_brings_the_group_a_picture_and_the_hider_their_zone(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    zone = [line for line in table.said(hider) if line.content is not None]
+    assert len(zone) == 1 and zone[0].content is not None and zone[0].content.startswith(PNG)
+    assert STATION in zone[0].text and "Only you" in zone[0].text
+    assert not [line for line in public(table, hider) if line.content is not None]
+
+    mark = table.mark()
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    [first] = pictures(table, mark)
+    assert first.content is not None and first.content.startswith(PNG)
+    assert labels(first) == ["🚉 Stations", "🗺 GeoJSON"]
+    assert "Not applied" not in first.text
+
+    table.send(s1, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    drawn = pictures(table, mark)
+    assert len(drawn) == 2 and drawn[1].content != first.content
+    before, after = (_count(line) for line in drawn)
+    assert 0 < after < before  # a 5 km radar's yes leaves fewer stations
+
+
+def _count(line: Line) -> int:
+    return int(line.text.split()[1].replace(",", ""))
+
+
+def test_two_answers_in_quick_succession_make_one_picture_of_both(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    mark = table.mark()
+    draw = table.conversation.run_picture_job
+    monkeypatch.setattr(table.conversation, "run_picture_job", lambda clock: False)
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    table.send(s1, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    assert pictures(table, mark) == []  # the drawer was busy: both answers wait for it
+    monkeypatch.setattr(table.conversation, "run_picture_job", draw)
+    table.wait(timedelta(seconds=10))
+    [picture] = pictures(table, mark)
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        found = seekmap.clues(
+            uow, table.conversation.services.ruleset(loaded.state), loaded.id, loaded.state
+        )
+    assert [clue.answer for clue in found] == ["no", "yes"]
+    services = table.conversation.services
+    with uow_factory() as uow:
+        view = seekmap.seekers_view(
+            uow,
+            services.maps,
+            services.ruleset(loaded.state),
+            services.seekmaps,
+            loaded.id,
+            loaded.state,
+        )
+    assert view is not None and _count(picture) == len(view.view.candidates)
+
+
+def test_an_answer_the_map_cannot_use_is_listed_with_its_reason(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    mark = table.mark()
+    table.send(s1, "/ask photo tree")
+    table.photo(hider, "tg-file-oak")
+    [picture] = pictures(table, mark)
+    assert "Not applied:" in picture.text
+    assert "a photo says nothing the map can draw" in picture.text
+
+
+def test_answers_given_before_the_hider_moved_no_longer_count(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    [before] = pictures(table)
+    # The hider played a Move after that answer (the group is told when; the pause is it).
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        state = loaded.state
+        moved = replace(
+            state,
+            pauses=[
+                *state.pauses,
+                Pause(
+                    max((p.id for p in state.pauses), default=0) + 1,
+                    PauseReason.MOVE,
+                    table.now,
+                    table.now + timedelta(minutes=1),
+                    state.current_round.number,  # type: ignore[union-attr]
+                ),
+            ],
+        )
+        uow.games.save(loaded.id, moved)
+        uow.commit()
+    table.conversation.services.states.clear()
+    table.wait(timedelta(minutes=2))
+    mark = table.mark()
+    table.send(s1, "/seekmap")
+    assert "Drawing" in table.said(since=mark)[0].text
+    [after] = pictures(table, mark)
+    assert "Not applied:" in after.text and "Radar 5 km: the hider moved zone since" in after.text
+    assert _count(after) > _count(before)  # the radar no longer rules anything out
+
+
+def test_a_clue_takes_the_seekers_pins_the_referee_took(uow_factory: UnitOfWorkFactory) -> None:
+    """The radar's and thermometer's start: the asker's pin when asking; the thermometer's
+    end: where the seekers were when it reached the hider. Later pins change nothing."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    table.wait(timedelta(minutes=1))
+    table.pin(s1, 36.1390, -97.0790)  # after asking: not where the radar was asked from
+    answer(table, hider, "No")
+    table.send(s1, "/ask thermometer 1km")
+    walk(table, s1, WALK)
+    table.wait(timedelta(minutes=3))
+    table.pin(s2, 36.1200, -97.0600)  # after it reached the hider: not its end
+    answer(table, hider, "Hotter")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        radar, thermometer = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert radar.seeker is not None and thermometer.seeker is not None
+    assert (radar.seeker.lat, radar.seeker.lon) == SEEKERS_START
+    assert (radar.category, radar.answer, radar.distance_m) == ("radar", "no", 1000)
+    assert (thermometer.seeker.lat, thermometer.seeker.lon) == (36.1390, -97.0790)
+    assert thermometer.end is not None
+    # It reached the hider once 1 km was travelled, before the last step of the walk.
+    assert (thermometer.end.lat, thermometer.end.lon) == WALK[-2]
+    assert (thermometer.answer, thermometer.void) == ("hotter", "")
+    # The very pins the referee measured the hider's answer against.
+    hider_at = HIDER_SPOT
+    zone = loaded.state.current_round.zone  # type: ignore[union-attr]
+    if ruleset.hider_position == HiderPosition.STATION and zone is not None:
+        hider_at = (zone.lat, zone.lon)
+    with uow_factory() as uow:
+        check = uow.checks.get(loaded.id, thermometer.ref)
+    assert check is not None
+    numbers = check.computation.numbers
+    start, end = thermometer.seeker, thermometer.end
+    assert numbers.start_m == pytest.approx(distance_m(*hider_at, start.lat, start.lon), abs=0.5)
+    assert numbers.end_m == pytest.approx(distance_m(*hider_at, end.lat, end.lon), abs=0.5)
+
+
+def test_two_answers_queue_one_picture_while_it_waits(uow_factory: UnitOfWorkFactory) -> None:
+    table = new_table(uow_factory)
+    begin(table)
+    with uow_factory() as uow:
+        game = uow.games.current_id(table.group)
+        assert game is not None
+        now = table.now
+        first = uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:1", now)
+        assert first is not None
+        assert uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:2", now) is None
+        assert uow.pictures.queue(game, PictureKind.ZONE, 1, "outbox:3", now) is not None
+        uow.commit()
+    with uow_factory() as uow:
+        claimed = uow.pictures.claim_next(now, timedelta(minutes=2))
+        assert claimed is not None and claimed.id == first
+        uow.commit()
+    with uow_factory() as uow:  # drawing: an answer now is drawn by the next job
+        assert uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:1", now) is None
+        assert uow.pictures.queue(game, PictureKind.SEEKERS, 1, "outbox:4", now) is not None
+        uow.pictures.finish(first, now, picture=b"png")
+        assert uow.pictures.picture(first) == b"png"
+        uow.commit()
+    later = now + timedelta(days=2)
+    with uow_factory() as uow:  # a newer picture: the old one goes once it is long sent
+        newer = uow.pictures.claim_next(later, timedelta(minutes=2))
+        assert newer is not None and newer.kind == PictureKind.ZONE
+        uow.pictures.finish(newer.id, later, picture=b"zone")
+        newest = uow.pictures.claim_next(later, timedelta(minutes=2))
+        assert newest is not None and newest.kind == PictureKind.SEEKERS
+        uow.pictures.finish(newest.id, later, picture=b"png2")
+        assert uow.pictures.picture(first) is None
+        assert uow.pictures.picture(newer.id) == b"zone"
+        assert uow.pictures.picture(newest.id) == b"png2"
+
+
+# ----------------------------------------------------------------- /seekmap, /stations, GeoJSON
+
+
+def test_the_admin_can_turn_the_automatic_picture_off_and_anyone_can_ask_for_one(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/seekmap off")
+    assert table.last() == "Only the game's admin can do that."
+    table.send("Alice", "/seekmap off")
+    assert "won't post the seekers' map" in table.last()
+    mark = table.mark()
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    assert pictures(table, mark) == []
+    table.send(s1, "/seekmap")
+    assert len(pictures(table, mark)) == 1
+    table.send("Alice", "/seekmap on")
+    table.send(s1, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    assert len(pictures(table, mark)) == 2
+
+
+def test_seekmap_before_the_seeking_is_refused(uow_factory: UnitOfWorkFactory) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    begin(table)
+    table.send("Bob", "/seekmap")
+    assert "no seeking under way" in table.last()
+
+
+def test_stations_are_listed_page_by_page_with_their_lines(uow_factory: UnitOfWorkFactory) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    [picture] = pictures(table)
+    table.press(s1, "Stations")
+    first = table.said()[-1]
+    assert first.text.startswith(f"🚉 {_count(picture)} stations still possible:")
+    assert "Page 1 of" in first.text and "Ag Hall" not in first.text
+    assert labels(first) == ["Next ▶", "🗺 GeoJSON"]
+    table.press(s1, "Next")
+    second = table.said()[-1]
+    assert second.edit_of == first.id  # the list turns its page in place
+    assert "Page 2 of" in second.text
+    assert "• Ag Hall (Black, Gold, Orange, Purple)" in second.text  # a station and its lines
+    assert labels(second) == ["◀ Previous", "Next ▶", "🗺 GeoJSON"]
+    table.send(s2, "/stations")
+    assert table.said()[-1].text.split("\n")[:3] == first.text.split("\n")[:3]
+
+
+def test_the_geojson_button_sends_the_remaining_area_and_the_stations(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    [picture] = pictures(table)
+    table.press(s1, "GeoJSON")
+    document = table.said()[-1]
+    assert document.kind == "file" and document.note == "seekers-map.geojson"
+    assert document.content is not None
+    collection = json.loads(document.content)
+    assert collection["type"] == "FeatureCollection"
+    assert str(_count(picture)) in document.text
+
+
+def test_a_channel_without_files_gets_the_caption_and_a_word_instead() -> None:
+    document = SendFile("tg:1", filename="a.geojson", content=b"{}", caption="C", fallback="C!")
+    [sent] = adapt([document], Capabilities(files=False))
+    assert isinstance(sent, SendText) and sent.text == "C!"
+    assert adapt([document], Capabilities()) == [document]
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "many", "moved"),
+    [
+        ("en", "🗺 1 station still possible.", "🗺 12 stations still possible.", "moved zone"),
+        ("de", "🗺 1 Station noch möglich.", "🗺 12 Stationen noch möglich.", "Zone gewechselt"),
+        ("es", "🗺 1 estación aún posible.", "🗺 12 estaciones aún posibles.", "cambió de zona"),
+    ],
+)
+def test_the_caption_is_said_in_the_groups_language_with_its_plurals(
+    language: str, one: str, many: str, moved: str
+) -> None:
+    fmt = Formatter(language, ruleset=cached_ruleset("metric"))
+    assert say("picture.seekers", {"count": 1, "not_applied": []}, fmt) == one
+    caption = say(
+        "picture.seekers", {"count": 12, "not_applied": [["radar-1km", None, "moved"]]}, fmt
+    )
+    head, _title, item = caption.split("\n")
+    assert head == many and item.startswith("• ") and moved in item
+
+
+# ----------------------------------------------------------------- secrecy
+
+
+def _play(tmp_path: Path, name: str, spot: tuple[float, float]) -> Iterator[Table]:
+    engine = make_engine(f"sqlite:///{tmp_path / name}.sqlite3")
+    Base.metadata.create_all(engine)
+    try:
+        yield new_table(unit_of_work_factory(engine), capabilities=PICTURES)
+    finally:
+        engine.dispose()
+
+
+def _round(table: Table, spot: tuple[float, float]) -> tuple[str, int]:
+    """The same questions and answers, whatever ``spot`` the hider is at."""
+    hider, s1, s2 = seeking(table, spot)
+    mark = table.mark()
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    table.send(s1, "/ask thermometer 1km")
+    walk(table, s1, WALK)
+    answer(table, hider, "Hotter")
+    table.send(s2, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    table.send(s2, "/ask photo tree")
+    table.photo(hider, "tg-file-oak")
+    table.send(s1, "/stations")
+    table.press(s1, "Next")
+    table.press(s1, "GeoJSON")
+    return hider, mark
+
+
+def test_two_hiders_given_the_same_answers_get_the_same_map_byte_for_byte(
+    tmp_path: Path,
+) -> None:
+    seen = []
+    for name, spot in (("a", HIDER_SPOT), ("b", OTHER_SPOT)):
+        for table in _play(tmp_path, name, spot):
+            _hider, mark = _round(table, spot)
+            drawn = pictures(table, mark)
+            lists = [x.text for x in table.said(since=mark) if "still possible:" in x.text]
+            files = [x.content for x in table.said(since=mark) if x.kind == "file"]
+            assert len(drawn) == 4 and len(lists) == 2 and len(files) == 1
+            seen.append(([x.content for x in drawn], [x.text for x in drawn], lists, files))
+    assert seen[0] == seen[1]
+    captions = seen[0][1]
+    assert not any("Not applied" in caption for caption in captions[:3])  # thermometer too
+    assert "Not applied:" in captions[-1] and "Photo" in captions[-1]
+
+
+@pytest.mark.parametrize(("spot", "station"), [(HIDER_SPOT, STATION), (OTHER_SPOT, OTHER_STATION)])
+def test_the_hiders_station_reaches_the_group_only_as_a_candidate(
+    tmp_path: Path, spot: tuple[float, float], station: str
+) -> None:
+    for table in _play(tmp_path, "game", spot):
+        hider, mark = _round(table, spot)
+        [document] = [x for x in table.said(since=mark) if x.kind == "file"]
+        assert document.content is not None
+        names = {
+            feature["properties"].get("name")
+            for feature in json.loads(document.content)["features"]
+        }
+        # Truthful answers never rule out the true station: it stays a candidate ...
+        assert station in names
+        for line in public(table, hider, mark):
+            content = (
+                (line.content or b"").decode("utf-8", "replace") if line.kind == "file" else ""
+            )
+            if station in line.text or station in content:
+                # ... and it is named only where candidates are listed.
+                assert "still possible:" in line.text or line.kind == "file", line.text
+        private = [x for x in table.said(hider) if x.content is not None]
+        assert private and all(station in x.text for x in private)  # the zone's picture

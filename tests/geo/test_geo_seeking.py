@@ -1,0 +1,486 @@
+"""The seekers' map: each region against brute force, truthful games never lose the hider,
+and the same answers give the same map."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+import shapely
+from geographiclib.geodesic import Geodesic
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hideseek_chat.geo import (
+    HiderFix,
+    MapIndex,
+    Pin,
+    Station,
+    answer_matching,
+    answer_measuring,
+    answer_radar,
+    answer_station_name_length,
+    answer_tentacle,
+    answer_thermometer,
+    answer_transit_line,
+    load_map_pack,
+)
+from hideseek_chat.geo.regions import (
+    MAX_SEGMENT_M,
+    bisector_side,
+    geodesic_disc,
+    radar_region,
+)
+from hideseek_chat.geo.seeking import (
+    Clue,
+    NotApplied,
+    SeekerMap,
+    _settle_near_edges,
+    seeker_map,
+    to_geojson,
+    with_clue,
+)
+from hideseek_chat.rules.ruleset import HiderPosition
+from tests.geo.synthetic import country_pack
+
+NOW = datetime(2025, 5, 1, 15, 0, tzinfo=UTC)
+WGS84 = Geodesic.WGS84
+ZONE_M = 400.0
+
+
+@pytest.fixture(scope="module")
+def stillwater() -> MapIndex:
+    return MapIndex(load_map_pack("stillwater"))
+
+
+@pytest.fixture(scope="module")
+def country() -> MapIndex:
+    return MapIndex(country_pack(stations=600, seed=5))
+
+
+def _distance(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    return float(WGS84.Inverse(lat1, lon1, lat2, lon2)["s12"])
+
+
+def _grid(lat: float, lon: float, half_m: float, count: int, seed: int) -> list[tuple[float, float]]:
+    """Random points within ``half_m`` of a point (lat, lon)."""
+    rng = random.Random(seed)
+    points = []
+    for _ in range(count):
+        step = WGS84.Direct(lat, lon, rng.uniform(0, 360), half_m * math.sqrt(rng.random()))
+        points.append((step["lat2"], step["lon2"]))
+    return points
+
+
+def _inside(area: shapely.Geometry, points: list[tuple[float, float]]) -> np.ndarray:
+    lats = np.array([p[0] for p in points])
+    lons = np.array([p[1] for p in points])
+    return np.asarray(shapely.intersects_xy(area, lons, lats))
+
+
+# ---------------------------------------------------------------- regions vs brute force
+
+
+@pytest.mark.parametrize(
+    ("lat", "lon", "radius"),
+    [(36.12, -97.07, 3_000.0), (36.12, -97.07, 40.0), (64.1, -21.9, 80_000.0), (-33.9, 151.2, 800.0)],
+)
+def test_geodesic_disc_matches_brute_force(lat: float, lon: float, radius: float) -> None:
+    disc = geodesic_disc(lat, lon, radius)
+    ring = np.asarray(disc.exterior.coords)
+    # Every vertex is on the circle, and no chord strays a metre inside it.
+    for (lon1, lat1), (lon2, lat2) in itertools.pairwise(ring):
+        assert _distance(lat, lon, lat1, lon1) == pytest.approx(radius, abs=1e-6)
+        middle = _distance(lat, lon, (lat1 + lat2) / 2, (lon1 + lon2) / 2)
+        assert radius - 1.0 < middle <= radius + 1e-6
+        assert _distance(lat1, lon1, lat2, lon2) <= MAX_SEGMENT_M + 1
+    points = _grid(lat, lon, radius * 1.5, 3_000, seed=int(radius))
+    inside = _inside(disc, points)
+    for (plat, plon), got in zip(points, inside, strict=True):
+        away = _distance(lat, lon, plat, plon)
+        if abs(away - radius) >= 1.0:
+            assert got == (away < radius)
+
+
+def test_radar_regions_keep_the_edge_as_yes(stillwater: MapIndex) -> None:
+    boundary = stillwater.pack.boundary
+    lat, lon, radius = 36.12, -97.07, 2_500.0
+    yes = radar_region(stillwater, lat, lon, radius, inside=True)
+    no = radar_region(stillwater, lat, lon, radius, inside=False)
+    assert yes.keep is not None and no.keep is not None
+    on_edge = WGS84.Direct(lat, lon, 33.0, radius)
+    assert yes.keep.covers(shapely.Point(on_edge["lon2"], on_edge["lat2"]))
+    at = stillwater.projection.point(on_edge["lat2"], on_edge["lon2"])
+    station = (np.array([on_edge["lat2"]]), np.array([on_edge["lon2"]]), np.array([at.x]),
+               np.array([at.y]))
+    assert yes.at_stations is not None and no.at_stations is not None
+    assert yes.at_stations(*station).tolist() == [True]
+    assert no.at_stations(*station).tolist() == [False]
+    points = _grid(lat, lon, 6_000, 2_000, seed=3)
+    points = [p for p in points if boundary.contains(shapely.Point(p[1], p[0]))]
+    got_yes, got_no = _inside(yes.keep, points), _inside(no.keep, points)
+    for (plat, plon), kept_yes, kept_no in zip(points, got_yes, got_no, strict=True):
+        away = _distance(lat, lon, plat, plon)
+        if abs(away - radius) >= 1.0:
+            assert kept_yes == (away <= radius)
+            assert kept_no == (away > radius)
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "reach"),
+    [
+        ((36.12, -97.07), (36.13, -97.05), 30_000.0),
+        ((36.12, -97.07), (36.1203, -97.0701), 20_000.0),  # 35 m apart
+        ((45.0, 5.0), (45.5, 6.0), 600_000.0),
+    ],
+)
+def test_bisector_side_matches_brute_force(
+    start: tuple[float, float], end: tuple[float, float], reach: float
+) -> None:
+    hotter = bisector_side(start, end, True, reach)
+    colder = bisector_side(start, end, False, reach)
+    mid = WGS84.Inverse(*start, *end)
+    centre = WGS84.Direct(*start, mid["azi1"], mid["s12"] / 2)
+    points = _grid(centre["lat2"], centre["lon2"], reach, 3_000, seed=7)
+    points += _grid(centre["lat2"], centre["lon2"], 3 * mid["s12"], 1_000, seed=8)
+    got_hot, got_cold = _inside(hotter, points), _inside(colder, points)
+    checked = 0
+    for (plat, plon), hot, cold in zip(points, got_hot, got_cold, strict=True):
+        to_start = WGS84.Inverse(plat, plon, *start)
+        to_end = WGS84.Inverse(plat, plon, *end)
+        gap = to_start["s12"] - to_end["s12"]
+        # The gap changes by |u_start - u_end| per metre: the distance to the curve, near it.
+        turn = math.radians(to_start["azi1"] - to_end["azi1"])
+        slope = 2 * abs(math.sin(turn / 2))
+        if abs(gap) >= 1.0 * max(slope, 1e-9) * 1.5:
+            checked += 1
+            assert hot == (gap > 0)
+            assert cold == (gap <= 0)
+    assert checked > 3_000
+
+
+def test_division_regions_match_containing(stillwater: MapIndex) -> None:
+    division = stillwater.pack.features_of("admin-4")[0]
+    inside = division.geometry.representative_point()
+    seeker = Pin(inside.y, inside.x, NOW)
+    yes = seeker_map(stillwater, [Clue(1, "matching", "admin-4", "yes", seeker=seeker)], ZONE_M,
+                     HiderPosition.STATION)
+    no = seeker_map(stillwater, [Clue(1, "matching", "admin-4", "no", seeker=seeker)], ZONE_M,
+                    HiderPosition.STATION)
+    for station in stillwater.pack.stations:
+        found, edge = stillwater.containing("admin-4", station.lat, station.lon)
+        if edge < 1.0:
+            continue
+        assert (station in yes.candidates) == (found == division)
+        assert (station in no.candidates) == (found != division)
+
+
+def test_station_level_clues_keep_stations(stillwater: MapIndex) -> None:
+    pack = stillwater.pack
+    seeker = Pin(pack.stations[0].lat, pack.stations[0].lon, NOW)
+    line = Clue(1, "matching", "transit-line", "yes", detail="gold", seeker=seeker)
+    view = seeker_map(stillwater, [line], ZONE_M)
+    assert view.candidates == tuple(s for s in pack.stations if s.serves("Gold") or not s.routes)
+    assert view.applied[0].keep is None and view.applied[0].stations is not None
+    length = Clue(2, "matching", "station-name-length", "no", seeker=seeker)
+    view = seeker_map(stillwater, [length], ZONE_M)
+    assert all(len(s.name) != len(pack.stations[0].name) for s in view.candidates)
+
+
+def test_clues_that_say_nothing_are_listed(stillwater: MapIndex) -> None:
+    pin = Pin(36.12, -97.07, NOW)
+    clues = [
+        Clue(1, "photo", "tree", "photo"),
+        Clue(2, "radar", answer="yes", distance_m=1_000.0),
+        Clue(3, "thermometer", answer="hotter", seeker=pin),
+        Clue(4, "radar", answer="no", distance_m=1_000.0, seeker=pin, void="moved"),
+        Clue(5, "measuring", "mountain", "closer", seeker=pin),
+        Clue(6, "measuring", "park", "null", seeker=pin),
+    ]
+    view = seeker_map(stillwater, clues, ZONE_M)
+    assert view.not_applied == (
+        NotApplied(1, "photo"),
+        NotApplied(2, "no_seeker_pin"),
+        NotApplied(3, "no_seeker_pin"),
+        NotApplied(4, "moved"),
+        NotApplied(5, "no_map_data"),
+    )
+    assert [a.ref for a in view.applied] == [6]
+    assert view.candidates == stillwater.pack.stations
+    assert view.remaining.equals(stillwater.pack.boundary)
+
+
+def test_tentacle_not_in_reach_keeps_everything_when_nothing_is_in_reach(
+    stillwater: MapIndex,
+) -> None:
+    far = Pin(36.2, -97.14, NOW)
+    if stillwater.within("school", far.lat, far.lon, 300.0):
+        pytest.skip("the map has a school there now")
+    clue = Clue(1, "tentacle", "school", "not_in_reach", distance_m=300.0, seeker=far)
+    view = seeker_map(stillwater, [clue], ZONE_M)
+    assert view.candidates == stillwater.pack.stations
+
+
+# ---------------------------------------------------------------- truthful games
+
+
+def _position_in_zone(index: MapIndex, station: Station, rng: random.Random) -> tuple[float, float]:
+    """A random point of the station's zone inside the boundary."""
+    for _ in range(50):
+        step = WGS84.Direct(station.lat, station.lon, rng.uniform(0, 360),
+                            ZONE_M * math.sqrt(rng.random()))
+        if index.is_in_boundary(step["lat2"], step["lon2"]):
+            return step["lat2"], step["lon2"]
+    return station.lat, station.lon
+
+
+def _pin(index: MapIndex, rng: random.Random) -> Pin:
+    minx, miny, maxx, maxy = index.pack.boundary.bounds
+    while True:
+        lat, lon = rng.uniform(miny, maxy), rng.uniform(minx, maxx)
+        if index.is_in_boundary(lat, lon):
+            return Pin(lat, lon, NOW)
+
+
+def _truthful(
+    index: MapIndex, ref: int, kind: str, fix: HiderFix, station: Station, rng: random.Random
+) -> Clue | None:
+    """A clue answered from ``fix`` as the referee would, holding only what seekers know."""
+    seeker = _pin(index, rng)
+    if kind == "radar":
+        radius = rng.choice([500.0, 1_000.0, 3_000.0, 8_000.0]) * _scale(index)
+        return Clue(ref, "radar", answer=answer_radar(seeker, fix, radius).answer,
+                    distance_m=radius, seeker=seeker)
+    if kind == "thermometer":
+        end = _pin(index, rng)
+        answer = answer_thermometer(seeker, end, fix, 0.0).answer
+        return Clue(ref, "thermometer", answer=answer, seeker=seeker, end=end)
+    if kind == "transit-line":
+        line = rng.choice(index.pack.routes)
+        result = answer_transit_line(line, station, fix)
+        return Clue(ref, "matching", kind, result.answer, detail=line, seeker=seeker)
+    if kind == "station-name-length":
+        near = index.nearest_station(seeker.lat, seeker.lon)
+        assert near is not None
+        result = answer_station_name_length(station, near.item, fix)
+        return Clue(ref, "matching", kind, result.answer, seeker=seeker)
+    category, subject = kind.split(":")
+    if category == "matching":
+        answer = answer_matching(index, subject, seeker, fix).answer
+        return Clue(ref, "matching", subject, answer, seeker=seeker)
+    if category == "measuring":
+        answer = answer_measuring(index, subject, seeker, fix).answer
+        return Clue(ref, "measuring", subject, answer, seeker=seeker)
+    reach = rng.choice([800.0, 1_600.0, 3_000.0])
+    tentacle = answer_tentacle(index, subject, seeker, fix, reach)
+    word, detail = tentacle.answer, None
+    if word not in (None, "not_in_reach", "null"):
+        word, detail = "named", word
+    return Clue(ref, "tentacle", subject, word, detail=detail, distance_m=reach, seeker=seeker)
+
+
+def _scale(index: MapIndex) -> float:
+    """Radar radii grow with the map (Stillwater is ~12 km across)."""
+    return max(1.0, index.projection.radius_m / 10_000.0)
+
+
+def _kinds(index: MapIndex) -> list[str]:
+    kinds = ["radar", "thermometer", "transit-line", "station-name-length"]
+    kinds += [f"matching:{k}" for k in ("admin-4", "admin-1") if index.has_data_for(k)]
+    for subject in ("school", "park", "restaurant"):
+        if index.has_data_for(subject):
+            kinds += [f"matching:{subject}", f"tentacle:{subject}", f"measuring:{subject}"]
+    if index.has_data_for("road"):
+        kinds.append("matching:street")
+    return kinds
+
+
+def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None:
+    rng = random.Random(seed)
+    station = rng.choice(index.pack.stations)
+    kinds = _kinds(index)
+    view = seeker_map(index, [], ZONE_M, basis)
+    still = _position_in_zone(index, station, rng)
+    clues: list[Clue] = []
+    for ref in range(rng.randint(1, 10)):
+        if basis == HiderPosition.STATION:
+            at = (station.lat, station.lon)
+        else:
+            at = _position_in_zone(index, station, rng) if moves else still
+        fix = HiderFix(at[0], at[1], 0.0, basis, station.id)
+        clue = _truthful(index, ref, rng.choice(kinds), fix, station, rng)
+        if clue is None or clue.answer is None:
+            continue  # the hider would answer by hand: nothing to check
+        clues.append(clue)
+        view = with_clue(index, view, clue)
+        assert station in view.candidates, clue
+        applied = view.applied[-1] if view.applied and view.applied[-1].ref == ref else None
+        if applied is not None and applied.keep is not None:
+            assert applied.keep.buffer(1e-7).covers(shapely.Point(at[1], at[0])), clue
+    if basis == HiderPosition.STATION or not moves:
+        at = (station.lat, station.lon) if basis == HiderPosition.STATION else still
+        assert view.remaining.buffer(1e-7).covers(shapely.Point(at[1], at[0]))
+    again = seeker_map(index, clues, ZONE_M, basis)
+    assert again.candidates == view.candidates
+    assert to_geojson(again) == to_geojson(view)
+
+
+GAMES = settings(max_examples=40, deadline=None,
+                 suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@GAMES
+@given(seed=st.integers(0, 2**32 - 1), basis=st.sampled_from(HiderPosition),
+       moves=st.booleans())
+def test_truthful_games_on_stillwater_never_lose_the_hider(
+    stillwater: MapIndex, seed: int, basis: HiderPosition, moves: bool
+) -> None:
+    _play(stillwater, seed, basis, moves)
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), basis=st.sampled_from(HiderPosition),
+       moves=st.booleans())
+def test_truthful_games_on_a_country_never_lose_the_hider(
+    country: MapIndex, seed: int, basis: HiderPosition, moves: bool
+) -> None:
+    _play(country, seed, basis, moves)
+
+
+# ---------------------------------------------------------------- secrecy
+
+
+def _answers(index: MapIndex, station: Station, questions: list[Clue]) -> list[Clue]:
+    fix = HiderFix(station.lat, station.lon, 0.0, HiderPosition.STATION, station.id)
+    answered = []
+    for clue in questions:
+        assert clue.seeker is not None
+        if clue.category == "radar":
+            assert clue.distance_m is not None
+            word = answer_radar(clue.seeker, fix, clue.distance_m).answer
+        else:
+            assert clue.end is not None
+            word = answer_thermometer(clue.seeker, clue.end, fix, 0.0).answer
+        answered.append(Clue(clue.ref, clue.category, answer=word, distance_m=clue.distance_m,
+                             seeker=clue.seeker, end=clue.end))
+    return answered
+
+
+def test_same_answers_give_the_same_map(stillwater: MapIndex) -> None:
+    rng = random.Random(11)
+    questions = [
+        Clue(1, "radar", distance_m=3_000.0, seeker=_pin(stillwater, rng)),
+        Clue(2, "thermometer", seeker=_pin(stillwater, rng), end=_pin(stillwater, rng)),
+        Clue(3, "radar", distance_m=1_500.0, seeker=_pin(stillwater, rng)),
+    ]
+    groups: dict[tuple[str | None, ...], list[Station]] = {}
+    for station in stillwater.pack.stations:
+        answered = _answers(stillwater, station, questions)
+        groups.setdefault(tuple(c.answer for c in answered), []).append(station)
+    pairs = [stations for stations in groups.values() if len(stations) >= 2]
+    assert pairs
+    for first, second in (stations[:2] for stations in pairs):
+        for basis in HiderPosition:
+            maps: list[SeekerMap] = [
+                seeker_map(stillwater, _answers(stillwater, s, questions), ZONE_M, basis)
+                for s in (first, second)
+            ]
+            assert maps[0] == maps[1]
+            assert json.dumps(to_geojson(maps[0])) == json.dumps(to_geojson(maps[1]))
+            assert first in maps[0].candidates and second in maps[0].candidates
+
+
+def test_geojson_lists_candidates_and_what_was_not_applied(country: MapIndex) -> None:
+    station = country.pack.stations[0]
+    pin = Pin(station.lat, station.lon, NOW)
+    view = seeker_map(country, [Clue(1, "radar", answer="yes", distance_m=20_000.0, seeker=pin),
+                                Clue(2, "photo", "tree", "photo")], ZONE_M)
+    data = to_geojson(view)
+    features = data["features"]
+    assert isinstance(features, list)
+    assert features[0]["properties"] == {"kind": "remaining"}
+    names = {f["properties"]["id"]: f["properties"] for f in features[1:]}
+    assert names[station.id]["name"] == station.name
+    assert names[station.id]["lines"] == list(station.routes)
+    assert data["candidates"] == len(view.candidates) == len(features) - 1
+    assert data["not_applied"] == [{"ref": 2, "reason": "photo"}]
+    json.dumps(data)
+
+
+
+def test_stations_near_a_drawn_edge_are_decided_by_the_answer() -> None:
+    # A keep region whose west edge is drawn 3 m east of the true one (lon -97.0):
+    # stations just inside the true edge are settled by recomputing the answer.
+    keep = shapely.box(-97.0 + 3 / 90_000, 36.0, -96.9, 36.1)
+    lats = np.array([36.05, 36.05, 36.05])
+    lons = np.array([-97.0 + 1 / 90_000, -97.0 - 20 / 90_000, -96.95])
+    inside = np.asarray(shapely.intersects_xy(keep, lons, lats))
+    assert inside.tolist() == [False, False, True]
+    _settle_near_edges(keep, lambda lat, lon: lon >= -97.0, lats, lons, inside)
+    assert inside.tolist() == [True, False, True]
+
+
+def _same_answer(index: MapIndex, clue: Clue, station: Station) -> bool:
+    """Whether a hider at ``station`` (answers from the station) gets ``clue``'s answer."""
+    fix = HiderFix(station.lat, station.lon, 0.0, HiderPosition.STATION, station.id)
+    assert clue.seeker is not None
+    if clue.category == "radar":
+        assert clue.distance_m is not None
+        return answer_radar(clue.seeker, fix, clue.distance_m).answer == clue.answer
+    if clue.category == "thermometer":
+        assert clue.end is not None
+        return answer_thermometer(clue.seeker, clue.end, fix, 0.0).answer == clue.answer
+    if clue.subject == "transit-line":
+        # A station without lines on the map is answered by hand: it stays either way.
+        result = answer_transit_line(clue.detail or "", station, fix).answer
+        return result is None or result == clue.answer
+    if clue.subject == "station-name-length":
+        near = index.nearest_station(clue.seeker.lat, clue.seeker.lon)
+        assert near is not None
+        return answer_station_name_length(station, near.item, fix).answer == clue.answer
+    if clue.category == "matching":
+        return answer_matching(index, clue.subject, clue.seeker, fix).answer == clue.answer
+    if clue.category == "measuring":
+        return answer_measuring(index, clue.subject, clue.seeker, fix).answer == clue.answer
+    result = answer_tentacle(index, clue.subject, clue.seeker, fix, clue.distance_m or 0.0)
+    if clue.answer == "named":
+        return result.answer == clue.detail
+    return result.answer == clue.answer
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_station_candidates_are_exactly_the_consistent_stations(
+    stillwater: MapIndex, seed: int
+) -> None:
+    rng = random.Random(seed)
+    station = rng.choice(stillwater.pack.stations)
+    fix = HiderFix(station.lat, station.lon, 0.0, HiderPosition.STATION, station.id)
+    kinds = _kinds(stillwater)
+    clues = [
+        clue for ref in range(6)
+        if (clue := _truthful(stillwater, ref, rng.choice(kinds), fix, station, rng)) is not None
+        and clue.answer is not None
+    ]
+    view = seeker_map(stillwater, clues, ZONE_M, HiderPosition.STATION)
+    consistent = tuple(
+        s for s in stillwater.pack.stations if all(_same_answer(stillwater, c, s) for c in clues)
+    )
+    assert view.candidates == consistent
+
+
+def test_contradicting_answers_leave_nothing_and_still_export(stillwater: MapIndex) -> None:
+    pin = Pin(36.12, -97.07, NOW)
+    clues = [
+        Clue(1, "radar", answer="yes", distance_m=1_000.0, seeker=pin),
+        Clue(2, "radar", answer="no", distance_m=2_000.0, seeker=pin),
+        Clue(3, "radar", answer="no", distance_m=0.0, seeker=pin),
+    ]
+    view = seeker_map(stillwater, clues, ZONE_M, HiderPosition.STATION)
+    assert view.remaining.is_empty and view.candidates == ()
+    assert json.loads(json.dumps(to_geojson(view)))["candidates"] == 0
