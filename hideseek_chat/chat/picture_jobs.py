@@ -75,8 +75,12 @@ def run_next(services: Services, clock: Clock) -> bool:
             _zone(services, job, clock)
     except Exception:  # one broken picture must not stop the bot
         log.exception("picture job %s failed", job.id)
+        now = clock()
         with services.uow_factory() as uow:
-            uow.pictures.finish(job.id, clock(), error_key="picture.failed")
+            uow.pictures.finish(job.id, now, error_key="picture.failed")
+            if job.kind == PictureKind.SEEKERS:  # the group waits for it: say so
+                failed = Notify(GROUP, "picture.failed", {})
+                uow.outbox.add(job.game_id, [failed], now, job.round_number)
             uow.commit()
     return True
 

@@ -111,6 +111,25 @@ def test_every_answer_brings_the_group_a_picture_and_the_hider_their_zone(
     assert 0 < after < before  # a 5 km radar's yes leaves fewer stations
 
 
+def test_a_picture_that_cannot_be_drawn_is_said_to_the_group(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    painter = table.conversation.services.painter
+
+    def broken(seekers: seekmap.SeekersView) -> bytes:
+        raise MemoryError("a picture too big")
+
+    monkeypatch.setattr(painter, "seekers", broken)
+    mark = table.mark()
+    table.send(s1, "/seekmap")
+    told = [line.text for line in public(table, hider, mark)]
+    assert any("could not draw the seekers' map" in text for text in told)
+    assert not pictures(table, mark)
+    assert "picture job" in caplog.text
+
+
 def _count(line: Line) -> int:
     return int(line.text.split()[1].replace(",", ""))
 

@@ -96,6 +96,10 @@ def _geojson(p: Params, f: Formatter) -> str:
 plain_texts(
     {
         "chat.seekmap_drawing": N_("🗺 Drawing the seekers' map…"),
+        "picture.failed": N_(
+            "🗺 I could not draw the seekers' map this time. /stations lists the stations "
+            "still possible."
+        ),
         "chat.seekmap_no_round": N_(
             "There is no seeking under way: the seekers' map is drawn from the answers of the "
             "round being played."
