@@ -120,6 +120,8 @@ class Driver:
     ) -> None:
         self.conversation = conversation
         self.channel = channel
+        # A PNG nobody can see is not worth drawing (the console, SMS).
+        conversation.services.draws_pictures = channel.capabilities.pictures
         self.clock = clock
         self.drain_limit = drain_limit
         self.jobs_inline = jobs_inline

@@ -116,7 +116,7 @@ def _seekers(services: Services, job: PictureJob, clock: Clock) -> None:
     if view is None:
         _nothing(services, job, clock())
         return
-    picture = services.painter.seekers(view)
+    picture = services.painter.seekers(view) if services.draws_pictures else None
     now = clock()
     with services.uow_factory() as uow:
         uow.pictures.finish(job.id, now, picture=picture)
@@ -132,7 +132,7 @@ def _zone(services: Services, job: PictureJob, clock: Clock) -> None:
         current = state.current_round
         zone = current.zone if playing and current is not None else None
         index = sightings.map_index(uow, services.maps, job.game_id) if zone else None
-    if zone is None or index is None:
+    if zone is None or index is None or not services.draws_pictures:
         _nothing(services, job, clock())
         return
     picture = services.painter.zone(

@@ -80,6 +80,9 @@ class Services:
     #: a picture job may be waiting: set when one is queued (or a tick comes), cleared
     #: when the runner finds none, so a channel looks for one only then
     pictures_queued: bool = True
+    #: the channel shows pictures (``drive.Capabilities.pictures``): without, a seekers' map
+    #: is only its caption (the count, what was not applied) and a zone gets none
+    draws_pictures: bool = True
 
     def ruleset(self, state: GameState) -> Ruleset:
         return self.rulesets(state.ruleset)

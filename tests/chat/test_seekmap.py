@@ -130,6 +130,26 @@ def test_a_picture_that_cannot_be_drawn_is_said_to_the_group(
     assert "picture job" in caplog.text
 
 
+def test_a_channel_without_pictures_gets_the_caption_and_nothing_is_drawn(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = new_table(uow_factory, capabilities=replace(PICTURES, pictures=False))
+    painter = table.conversation.services.painter
+
+    def never(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError("drawn for a channel that shows no pictures")
+
+    monkeypatch.setattr(painter, "seekers", never)
+    monkeypatch.setattr(painter, "zone", never)
+    hider, s1, _s2 = seeking(table)
+    assert not [line for line in table.said(hider) if "Only you see" in line.text]
+    mark = table.mark()
+    table.send(s1, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    [caption] = [line for line in table.said(since=mark) if "still possible" in line.text]
+    assert caption.content is None and 0 < _count(caption) < 171
+
+
 def _count(line: Line) -> int:
     return int(line.text.split()[1].replace(",", ""))
 
