@@ -104,8 +104,7 @@ def _clue(
     bare = _bare(ruleset, record)
     if record.category == Category.PHOTO:
         return bare
-    asker_pings = sightings.last_pins(uow, game_id, record.asked_by, 200)
-    start = referee.latest_before(asker_pings, record.asked_at)
+    start = sightings.pin_before(uow, game_id, record.asked_by, record.asked_at)
     if start is None:
         return bare  # the geometry lists it: no seeker pin
     if not referee.is_current(start, record.asked_at):
@@ -115,7 +114,7 @@ def _clue(
     if record.category == Category.THERMOMETER:
         reached_at = _reached_at(uow, game_id, record)
         ping = sightings.seekers_pin_before(uow, game_id, state, record.team_id, reached_at)
-        end = ping or referee.latest_before(asker_pings, reached_at)
+        end = ping or sightings.pin_before(uow, game_id, record.asked_by, reached_at)
     return replace(
         bare, seeker=referee.pin_of(start), end=referee.pin_of(end) if end is not None else None
     )

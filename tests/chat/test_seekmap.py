@@ -262,6 +262,36 @@ def test_a_clue_takes_the_seekers_pins_the_referee_took(uow_factory: UnitOfWorkF
     assert numbers.end_m == pytest.approx(distance_m(*hider_at, end.lat, end.lon), abs=0.5)
 
 
+def test_a_clue_keeps_its_pins_however_many_the_seekers_sent_since(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A seeker's live location sends a pin a minute for hours: the map drawn long after
+    an answer still finds the pins the referee measured it against (the radar's start,
+    the thermometer's end), not an older pin of a quieter seeker or none at all."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    table.send(s1, "/ask thermometer 1km")
+    walk(table, s1, WALK)
+    answer(table, hider, "Hotter")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        before = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+        walker = next(p for p in loaded.state.players if p.ref == table.person(s1).ref)
+        # s1 walks on for hours; s2 (whose last pin is the start) stays quiet.
+        for minute in range(1, 301):
+            at = table.now + timedelta(minutes=minute)
+            uow.pings.add(loaded.id, walker.id, 36.1300 - minute * 1e-5, -97.0700, at)
+        uow.commit()
+    with uow_factory() as uow:
+        after = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert before[1].end is not None and (before[1].end.lat, before[1].end.lon) == WALK[-2]
+    assert after == before
+
+
 def test_two_answers_queue_one_picture_while_it_waits(uow_factory: UnitOfWorkFactory) -> None:
     table = new_table(uow_factory)
     begin(table)
