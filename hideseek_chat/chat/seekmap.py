@@ -18,6 +18,7 @@ from hideseek_chat.chat.lru import LRU
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.seeking import Clue, SeekerMap, seeker_map, with_clue
+from hideseek_chat.rules import hiding
 from hideseek_chat.rules.ruleset import Category, HiderPosition, Ruleset
 from hideseek_chat.rules.scale import size_rules
 from hideseek_chat.rules.state import GameState, PauseReason, Question, QuestionStatus
@@ -104,6 +105,10 @@ def _clue(
     bare = _bare(ruleset, record)
     if record.category == Category.PHOTO:
         return bare
+    if bare.subject == "station-name-length" and hiding.zones_on_streets(state):
+        # A car or on-foot game compares street names (``referee.street_name_length``);
+        # the map's station names would eliminate the wrong stations.
+        return replace(bare, void="unsupported_subject")
     start = sightings.pin_before(uow, game_id, record.asked_by, record.asked_at)
     if start is None:
         return bare  # the geometry lists it: no seeker pin
