@@ -221,4 +221,16 @@ def caption_params(seekers: SeekersView) -> dict[str, object]:
     for item in view.not_applied:
         question, distance = seekers.questions.get(item.ref, ("", None))
         skipped.append([question, distance, item.reason])
-    return {"count": len(view.candidates), "not_applied": skipped}
+    return {
+        "count": len(view.candidates),
+        "not_applied": skipped,
+        "contradicted": contradicted(seekers),
+    }
+
+
+def contradicted(seekers: SeekersView) -> bool:
+    """Whether the answers together leave no station of a map that has some: truthful
+    answers never do, so the group is told one of them is wrong rather than left to
+    search nowhere."""
+    view = seekers.view
+    return bool(view.applied) and not view.candidates and bool(seekers.pack.stations)

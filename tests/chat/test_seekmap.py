@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,8 @@ from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import SendFile, SendText
 from hideseek_chat.chat.texts import say
 from hideseek_chat.console.table import Line, Table
-from hideseek_chat.geo import distance_m
+from hideseek_chat.geo import MapIndex, Pin, distance_m, load_map_pack
+from hideseek_chat.geo.seeking import Clue, seeker_map
 from hideseek_chat.rules.ruleset import HiderPosition
 from hideseek_chat.rules.state import Pause, PauseReason
 from hideseek_chat.store import UnitOfWorkFactory, unit_of_work_factory
@@ -445,6 +446,36 @@ def test_the_caption_is_said_in_the_groups_language_with_its_plurals(
     )
     head, _title, item = caption.split("\n")
     assert head == many and item.startswith("• ") and moved in item
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en", "one of them must be wrong"), ("de", "eine davon muss falsch"), ("es", "errónea")],
+)
+def test_answers_that_leave_no_station_are_said_to_contradict_each_other(
+    language: str, words: str
+) -> None:
+    """Two radars' yes 20 km apart: no hider answers both truthfully, and the group is told
+    so instead of searching an empty map."""
+    index = MapIndex(load_map_pack("stillwater"))
+    at = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+    near, far = Pin(36.1156, -97.0584, at), Pin(36.2956, -97.0584, at)
+    radars = [
+        Clue(ref, "radar", answer="yes", distance_m=1000.0, seeker=pin)
+        for ref, pin in ((1, near), (2, far))
+    ]
+    fmt = Formatter(language, ruleset=cached_ruleset("metric"))
+
+    def caption(clues: list[Clue]) -> str:
+        view = seeker_map(index, clues, 500.0, HiderPosition.STATION)
+        seekers = seekmap.SeekersView(view, (), index.pack, {})
+        return say("picture.seekers", seekmap.caption_params(seekers), fmt)
+
+    assert words not in caption(radars[:1])
+    assert words in caption(radars)
+    empty = replace(index.pack, stations=())
+    nothing = seeker_map(MapIndex(empty), radars, 500.0, HiderPosition.STATION)
+    assert not seekmap.contradicted(seekmap.SeekersView(nothing, (), empty, {}))
 
 
 # ----------------------------------------------------------------- secrecy

@@ -52,7 +52,13 @@ def _ready(p: Params, f: Formatter) -> str:
         count,
         number=f.number(count, 0),
     )
-    return lines(head, *_not_applied_lines(p, f))
+    return lines(head, *_contradicted(p, f), *_not_applied_lines(p, f))
+
+
+def _contradicted(p: Params, f: Formatter) -> list[str]:
+    if not p.get("contradicted"):
+        return []
+    return [f.t("No station fits all the answers together: one of them must be wrong.")]
 
 
 @text("chat.seekmap_stations")
@@ -64,7 +70,7 @@ def _stations(p: Params, f: Formatter) -> str:
         count,
         number=f.number(count, 0),
     )
-    found = [head]
+    found = [head, *_contradicted(p, f)]
     for name, routes in p.get("stations") or []:
         found.append(f"• {name} ({', '.join(routes)})" if routes else f"• {name}")
     pages = int(p.get("pages", 1))
