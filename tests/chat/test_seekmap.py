@@ -10,7 +10,9 @@ the group unless the answers leave it possible.
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -23,8 +25,9 @@ from hideseek_chat.chat.drive import Capabilities, adapt
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import SendFile, SendText
 from hideseek_chat.chat.texts import say
+from hideseek_chat.chat.texts import seekmap as seekmap_texts
 from hideseek_chat.console.table import Line, Table
-from hideseek_chat.geo import MapIndex, Pin, distance_m, load_map_pack
+from hideseek_chat.geo import MapIndex, Pin, distance_m, load_map_pack, regions
 from hideseek_chat.geo.seeking import Clue, seeker_map
 from hideseek_chat.rules.ruleset import HiderPosition
 from hideseek_chat.rules.state import Pause, PauseReason
@@ -476,6 +479,17 @@ def test_answers_that_leave_no_station_are_said_to_contradict_each_other(
     empty = replace(index.pack, stations=())
     nothing = seeker_map(MapIndex(empty), radars, 500.0, HiderPosition.STATION)
     assert not seekmap.contradicted(seekmap.SeekersView(nothing, (), empty, {}))
+
+
+def test_every_reason_the_geometry_gives_has_its_own_words() -> None:
+    """A clue left off the map says why in words, not "it cannot be drawn" for a reason the
+    geometry knows (the codes are read from ``geo.regions``, so a new one needs words)."""
+    source = inspect.getsource(regions)
+    codes = set(re.findall(r'return "([a-z_]+)"', source)) | {"moved", "vetoed"}
+    assert {"unknown_place", "needs_line", "no_seeker_pin"} <= codes
+    assert sorted(codes - set(seekmap_texts.NOT_APPLIED)) == []
+    german = Formatter("de", ruleset=cached_ruleset("metric"))
+    assert "nicht auf der Karte" in seekmap_texts.not_applied_reason("unknown_place", german)
 
 
 # ----------------------------------------------------------------- secrecy

@@ -22,6 +22,15 @@ NOT_APPLIED: dict[str, str] = {
     "no_seeker_pin": N_("I had no location of the asking seeker"),
     "stale_seeker_pin": N_("the asking seeker's location was too old"),
     "unsupported_subject": N_("I cannot draw that question yet"),
+    "unsupported_category": N_("I cannot draw that question yet"),
+    "no_answer": N_("no answer was given"),
+    "no_feature_in_boundary": N_("the map has nothing of that kind"),
+    "not_in_any_division": N_("the asking seeker was in no such area of the map"),
+    "unknown_place": N_("the place named is not on the map within reach"),
+    "needs_line": N_("I don't know which line the asking seeker was on"),
+    "not_far_enough": N_("the seekers' start and end were the same place"),
+    "no_elevation_data": N_("the map has no heights"),
+    "unreadable_answer": N_("the answer does not fit the question"),
 }
 #: The words for a reason code the list above does not know.
 OTHER_REASON = N_("it cannot be drawn on the map")
