@@ -118,7 +118,10 @@ def _clue(
     end = None
     if record.category == Category.THERMOMETER:
         reached_at = _reached_at(uow, game_id, record)
-        ping = sightings.seekers_pin_before(uow, game_id, state, record.team_id, reached_at)
+        # A seeker who walked it may have left the game since: their pin still ends it.
+        ping = sightings.seekers_pin_before(
+            uow, game_id, state, record.team_id, reached_at, left_too=True
+        )
         end = ping or sightings.pin_before(uow, game_id, record.asked_by, reached_at)
     return replace(
         bare, seeker=referee.pin_of(start), end=referee.pin_of(end) if end is not None else None

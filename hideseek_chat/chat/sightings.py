@@ -76,15 +76,29 @@ def seeker_pins(uow: UnitOfWork, game_id: int, state: GameState) -> list[Ping]:
 
 
 def seekers_pin_before(
-    uow: UnitOfWork, game_id: int, state: GameState, team_id: int, at: datetime
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    team_id: int,
+    at: datetime,
+    *,
+    left_too: bool = False,
 ) -> Ping | None:
     """The newest seeker pin taken by ``at``: any seeker in the standard game, else a
-    member of the asking team."""
+    member of the asking team; with ``left_too`` also of seekers who left the game since
+    (looking back at a pin the referee took when they still played)."""
     standard = state.settings.mode == Mode.STANDARD
-    teams = state.seeker_team_ids() if standard else [team_id]
+    hider = state.hider_team_id()
+    if not standard:
+        teams = [team_id]
+    elif left_too:
+        teams = [team.id for team in state.teams if team.id != hider]
+    else:
+        teams = state.seeker_team_ids()
     newest: Ping | None = None
     for team in teams:
-        for player in state.team_players(team):
+        players = [p for p in state.players if p.team_id == team and (p.active or left_too)]
+        for player in players:
             ping = pin_before(uow, game_id, player.id, at, 50)
             if ping is not None and (newest is None or ping.id > newest.id):
                 newest = ping

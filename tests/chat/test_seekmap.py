@@ -296,6 +296,31 @@ def test_a_clue_keeps_its_pins_however_many_the_seekers_sent_since(
     assert after == before
 
 
+def test_a_thermometer_keeps_its_end_when_the_seeker_who_walked_it_leaves(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """The referee took the walking seeker's pin as the end; their leaving the game later
+    must not make the map take another seeker's older pin instead."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask thermometer 1km")
+    walk(table, s1, WALK)
+    answer(table, hider, "Hotter")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        [before] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    table.send(s1, "/leave")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        assert not any(p.active for p in loaded.state.players if p.ref == table.person(s1).ref)
+        [after] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert before.end is not None and (before.end.lat, before.end.lon) == WALK[-2]
+    assert after == before
+
+
 def test_a_car_games_name_length_answer_is_not_drawn_on_station_names(
     uow_factory: UnitOfWorkFactory,
 ) -> None:
