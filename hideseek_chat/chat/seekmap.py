@@ -67,8 +67,9 @@ def clues(uow: UnitOfWork, ruleset: Ruleset, game_id: int, state: GameState) -> 
             found.append(_bare(ruleset, record, void="vetoed"))
         elif record.status == QuestionStatus.ANSWERED:
             clue = _clue(uow, ruleset, game_id, state, record)
-            answered = record.answered_at or record.asked_at
-            if moved_at is not None and answered <= moved_at:
+            # Asked before the Move (even if answered during it): the answer is about a
+            # place the hider has left, and may rule out the zone they moved to.
+            if moved_at is not None and record.asked_at <= moved_at:
                 clue = replace(clue, void="moved")
             found.append(clue)
     return sorted(found, key=lambda clue: clue.ref)

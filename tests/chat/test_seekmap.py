@@ -35,7 +35,15 @@ from hideseek_chat.store import UnitOfWorkFactory, unit_of_work_factory
 from hideseek_chat.store.config import make_engine
 from hideseek_chat.store.models import Base, PictureKind
 from hideseek_chat.store.uow import cached_ruleset
-from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION, begin, labels, new_table
+from tests.chat.play import (
+    HIDER_SPOT,
+    SEEKERS_START,
+    STATION,
+    begin,
+    give_cards,
+    labels,
+    new_table,
+)
 
 PICTURES = Capabilities(pictures=True, location_button=False)
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -223,6 +231,30 @@ def test_answers_given_before_the_hider_moved_no_longer_count(
     [after] = pictures(table, mark)
     assert "Not applied:" in after.text and "Radar 5 km: the hider moved zone since" in after.text
     assert _count(after) > _count(before)  # the radar no longer rules anything out
+
+
+def test_a_question_pending_when_the_hider_moved_no_longer_counts(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Asked before a Move and answered during it: the answer says where the hider was on
+    the way, not where their new zone is, so it must not rule out any station."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    give_cards(uow_factory, table, "move")
+    table.send(s1, "/ask radar 5km")
+    table.send(hider, "/hand", private=True)
+    table.press(hider, "▶️ Move")
+    table.wait(timedelta(minutes=3))
+    mark = table.mark()
+    answer(table, hider, "Yes")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        [radar] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert radar.void == "moved"
+    [drawn] = pictures(table, mark)
+    assert "Radar 5 km: the hider moved zone since" in drawn.text
 
 
 def test_a_clue_takes_the_seekers_pins_the_referee_took(uow_factory: UnitOfWorkFactory) -> None:
