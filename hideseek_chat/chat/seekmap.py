@@ -18,6 +18,7 @@ from hideseek_chat.chat.lru import LRU
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.seeking import Clue, SeekerMap, seeker_map, with_clue
+from hideseek_chat.rules import hiding
 from hideseek_chat.rules.ruleset import Category, HiderPosition, Ruleset
 from hideseek_chat.rules.scale import size_rules
 from hideseek_chat.rules.state import GameState, PauseReason, Question, QuestionStatus
@@ -66,8 +67,9 @@ def clues(uow: UnitOfWork, ruleset: Ruleset, game_id: int, state: GameState) -> 
             found.append(_bare(ruleset, record, void="vetoed"))
         elif record.status == QuestionStatus.ANSWERED:
             clue = _clue(uow, ruleset, game_id, state, record)
-            answered = record.answered_at or record.asked_at
-            if moved_at is not None and answered <= moved_at:
+            # Asked before the Move (even if answered during it): the answer is about a
+            # place the hider has left, and may rule out the zone they moved to.
+            if moved_at is not None and record.asked_at <= moved_at:
                 clue = replace(clue, void="moved")
             found.append(clue)
     return sorted(found, key=lambda clue: clue.ref)
@@ -104,8 +106,11 @@ def _clue(
     bare = _bare(ruleset, record)
     if record.category == Category.PHOTO:
         return bare
-    asker_pings = sightings.last_pins(uow, game_id, record.asked_by, 200)
-    start = referee.latest_before(asker_pings, record.asked_at)
+    if bare.subject == "station-name-length" and hiding.zones_on_streets(state):
+        # A car or on-foot game compares street names (``referee.street_name_length``);
+        # the map's station names would eliminate the wrong stations.
+        return replace(bare, void="unsupported_subject")
+    start = sightings.pin_before(uow, game_id, record.asked_by, record.asked_at)
     if start is None:
         return bare  # the geometry lists it: no seeker pin
     if not referee.is_current(start, record.asked_at):
@@ -114,8 +119,11 @@ def _clue(
     end = None
     if record.category == Category.THERMOMETER:
         reached_at = _reached_at(uow, game_id, record)
-        ping = sightings.seekers_pin_before(uow, game_id, state, record.team_id, reached_at)
-        end = ping or referee.latest_before(asker_pings, reached_at)
+        # A seeker who walked it may have left the game since: their pin still ends it.
+        ping = sightings.seekers_pin_before(
+            uow, game_id, state, record.team_id, reached_at, left_too=True
+        )
+        end = ping or sightings.pin_before(uow, game_id, record.asked_by, reached_at)
     return replace(
         bare, seeker=referee.pin_of(start), end=referee.pin_of(end) if end is not None else None
     )
@@ -217,4 +225,16 @@ def caption_params(seekers: SeekersView) -> dict[str, object]:
     for item in view.not_applied:
         question, distance = seekers.questions.get(item.ref, ("", None))
         skipped.append([question, distance, item.reason])
-    return {"count": len(view.candidates), "not_applied": skipped}
+    return {
+        "count": len(view.candidates),
+        "not_applied": skipped,
+        "contradicted": contradicted(seekers),
+    }
+
+
+def contradicted(seekers: SeekersView) -> bool:
+    """Whether the answers together leave no station of a map that has some: truthful
+    answers never do, so the group is told one of them is wrong rather than left to
+    search nowhere."""
+    view = seekers.view
+    return bool(view.applied) and not view.candidates and bool(seekers.pack.stations)

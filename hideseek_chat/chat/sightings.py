@@ -31,6 +31,21 @@ def last_pins(uow: UnitOfWork, game_id: int, player_id: int, n: int = 20) -> lis
     return uow.pings.last(game_id, player_id, n)
 
 
+def pin_before(
+    uow: UnitOfWork, game_id: int, player_id: int, at: datetime, n: int = 200
+) -> Ping | None:
+    """A player's newest pin taken at or before ``at`` (``referee.latest_before``), however
+    many pins they sent since: read ``n`` at a time, more until one is old enough."""
+    while True:
+        pings = last_pins(uow, game_id, player_id, n)
+        found = referee.latest_before(pings, at)
+        if found is not None or len(pings) < n:
+            return found
+        # A live location sends a pin every few seconds: the seekers' map, drawn an hour
+        # after an answer, must still find the pin the answer was measured against.
+        n *= 4
+
+
 def last_pin(uow: UnitOfWork, game_id: int, player_id: int) -> Ping | None:
     pings = uow.pings.last(game_id, player_id, 1)
     return pings[0] if pings else None
@@ -61,16 +76,30 @@ def seeker_pins(uow: UnitOfWork, game_id: int, state: GameState) -> list[Ping]:
 
 
 def seekers_pin_before(
-    uow: UnitOfWork, game_id: int, state: GameState, team_id: int, at: datetime
+    uow: UnitOfWork,
+    game_id: int,
+    state: GameState,
+    team_id: int,
+    at: datetime,
+    *,
+    left_too: bool = False,
 ) -> Ping | None:
     """The newest seeker pin taken by ``at``: any seeker in the standard game, else a
-    member of the asking team."""
+    member of the asking team; with ``left_too`` also of seekers who left the game since
+    (looking back at a pin the referee took when they still played)."""
     standard = state.settings.mode == Mode.STANDARD
-    teams = state.seeker_team_ids() if standard else [team_id]
+    hider = state.hider_team_id()
+    if not standard:
+        teams = [team_id]
+    elif left_too:
+        teams = [team.id for team in state.teams if team.id != hider]
+    else:
+        teams = state.seeker_team_ids()
     newest: Ping | None = None
     for team in teams:
-        for player in state.team_players(team):
-            ping = referee.latest_before(last_pins(uow, game_id, player.id, 50), at)
+        players = [p for p in state.players if p.team_id == team and (p.active or left_too)]
+        for player in players:
+            ping = pin_before(uow, game_id, player.id, at, 50)
             if ping is not None and (newest is None or ping.id > newest.id):
                 newest = ping
     return newest
@@ -82,7 +111,7 @@ def thermometer_start(
     """Where the asking seeker was when the thermometer was asked."""
     key = (game_id, asker_id, asked_at)
     if key not in cache:
-        start = referee.latest_before(last_pins(uow, game_id, asker_id, 200), asked_at)
+        start = pin_before(uow, game_id, asker_id, asked_at)
         if start is None:
             return None
         cache[key] = start
@@ -208,10 +237,9 @@ def suggestion(
     hider), however often this runs.
     """
     index = map_index(uow, maps, game_id)
-    asker_pings = last_pins(uow, game_id, record.asked_by, 200)
-    start = referee.latest_before(asker_pings, record.asked_at)
+    start = pin_before(uow, game_id, record.asked_by, record.asked_at)
     # Whoever of the seekers travelled: in the standard game any seeker may carry it.
     end = seekers_pin_before(uow, game_id, state, record.team_id, reached_at) or (
-        referee.latest_before(asker_pings, reached_at)
+        pin_before(uow, game_id, record.asked_by, reached_at)
     )
     return referee.suggest(ruleset, state, record, index, hider, start, end, now)

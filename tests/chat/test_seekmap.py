@@ -10,10 +10,12 @@ the group unless the answers leave it possible.
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -23,15 +25,25 @@ from hideseek_chat.chat.drive import Capabilities, adapt
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.model import SendFile, SendText
 from hideseek_chat.chat.texts import say
+from hideseek_chat.chat.texts import seekmap as seekmap_texts
 from hideseek_chat.console.table import Line, Table
-from hideseek_chat.geo import distance_m
+from hideseek_chat.geo import MapIndex, Pin, distance_m, load_map_pack, regions
+from hideseek_chat.geo.seeking import Clue, seeker_map
 from hideseek_chat.rules.ruleset import HiderPosition
 from hideseek_chat.rules.state import Pause, PauseReason
 from hideseek_chat.store import UnitOfWorkFactory, unit_of_work_factory
 from hideseek_chat.store.config import make_engine
 from hideseek_chat.store.models import Base, PictureKind
 from hideseek_chat.store.uow import cached_ruleset
-from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION, begin, labels, new_table
+from tests.chat.play import (
+    HIDER_SPOT,
+    SEEKERS_START,
+    STATION,
+    begin,
+    give_cards,
+    labels,
+    new_table,
+)
 
 PICTURES = Capabilities(pictures=True, location_button=False)
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -241,6 +253,30 @@ def test_answers_given_before_the_hider_moved_no_longer_count(
     assert _count(after) > _count(before)  # the radar no longer rules anything out
 
 
+def test_a_question_pending_when_the_hider_moved_no_longer_counts(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Asked before a Move and answered during it: the answer says where the hider was on
+    the way, not where their new zone is, so it must not rule out any station."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    give_cards(uow_factory, table, "move")
+    table.send(s1, "/ask radar 5km")
+    table.send(hider, "/hand", private=True)
+    table.press(hider, "▶️ Move")
+    table.wait(timedelta(minutes=3))
+    mark = table.mark()
+    answer(table, hider, "Yes")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        [radar] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert radar.void == "moved"
+    [drawn] = pictures(table, mark)
+    assert "Radar 5 km: the hider moved zone since" in drawn.text
+
+
 def test_a_clue_takes_the_seekers_pins_the_referee_took(uow_factory: UnitOfWorkFactory) -> None:
     """The radar's and thermometer's start: the asker's pin when asking; the thermometer's
     end: where the seekers were when it reached the hider. Later pins change nothing."""
@@ -280,6 +316,85 @@ def test_a_clue_takes_the_seekers_pins_the_referee_took(uow_factory: UnitOfWorkF
     start, end = thermometer.seeker, thermometer.end
     assert numbers.start_m == pytest.approx(distance_m(*hider_at, start.lat, start.lon), abs=0.5)
     assert numbers.end_m == pytest.approx(distance_m(*hider_at, end.lat, end.lon), abs=0.5)
+
+
+def test_a_clue_keeps_its_pins_however_many_the_seekers_sent_since(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A seeker's live location sends a pin a minute for hours: the map drawn long after
+    an answer still finds the pins the referee measured it against (the radar's start,
+    the thermometer's end), not an older pin of a quieter seeker or none at all."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    table.send(s1, "/ask thermometer 1km")
+    walk(table, s1, WALK)
+    answer(table, hider, "Hotter")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        before = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+        walker = next(p for p in loaded.state.players if p.ref == table.person(s1).ref)
+        # s1 walks on for hours; s2 (whose last pin is the start) stays quiet.
+        for minute in range(1, 301):
+            at = table.now + timedelta(minutes=minute)
+            uow.pings.add(loaded.id, walker.id, 36.1300 - minute * 1e-5, -97.0700, at)
+        uow.commit()
+    with uow_factory() as uow:
+        after = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert before[1].end is not None and (before[1].end.lat, before[1].end.lon) == WALK[-2]
+    assert after == before
+
+
+def test_a_thermometer_keeps_its_end_when_the_seeker_who_walked_it_leaves(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """The referee took the walking seeker's pin as the end; their leaving the game later
+    must not make the map take another seeker's older pin instead."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask thermometer 1km")
+    walk(table, s1, WALK)
+    answer(table, hider, "Hotter")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        [before] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    table.send(s1, "/leave")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        assert not any(p.active for p in loaded.state.players if p.ref == table.person(s1).ref)
+        [after] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert before.end is not None and (before.end.lat, before.end.lon) == WALK[-2]
+    assert after == before
+
+
+def test_a_car_games_name_length_answer_is_not_drawn_on_station_names(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """In a car game the referee compares street names (rulebook section 6): the map's
+    station names say nothing of that answer, so it is listed, not applied."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, (s1, _s2) = begin(table, transport="🚗 Car")
+    table.pin(hider, *HIDER_SPOT, private=True)
+    table.wait(timedelta(minutes=31))
+    table.pin(hider, *HIDER_SPOT, private=True, edited=True)
+    table.pin(s1, 36.14000, -97.08000, live=False)
+    mark = table.mark()
+    table.send(s1, "/ask matching station-name-length")
+    answer(table, hider, "No")
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = table.conversation.services.ruleset(loaded.state)
+        [clue] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
+    assert clue.void == "unsupported_subject"
+    [drawn] = pictures(table, mark)
+    assert "Not applied:" in drawn.text and "I cannot draw that question yet" in drawn.text
 
 
 def test_two_answers_queue_one_picture_while_it_waits(uow_factory: UnitOfWorkFactory) -> None:
@@ -411,6 +526,47 @@ def test_the_caption_is_said_in_the_groups_language_with_its_plurals(
     )
     head, _title, item = caption.split("\n")
     assert head == many and item.startswith("• ") and moved in item
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en", "one of them must be wrong"), ("de", "eine davon muss falsch"), ("es", "errónea")],
+)
+def test_answers_that_leave_no_station_are_said_to_contradict_each_other(
+    language: str, words: str
+) -> None:
+    """Two radars' yes 20 km apart: no hider answers both truthfully, and the group is told
+    so instead of searching an empty map."""
+    index = MapIndex(load_map_pack("stillwater"))
+    at = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+    near, far = Pin(36.1156, -97.0584, at), Pin(36.2956, -97.0584, at)
+    radars = [
+        Clue(ref, "radar", answer="yes", distance_m=1000.0, seeker=pin)
+        for ref, pin in ((1, near), (2, far))
+    ]
+    fmt = Formatter(language, ruleset=cached_ruleset("metric"))
+
+    def caption(clues: list[Clue]) -> str:
+        view = seeker_map(index, clues, 500.0, HiderPosition.STATION)
+        seekers = seekmap.SeekersView(view, (), index.pack, {})
+        return say("picture.seekers", seekmap.caption_params(seekers), fmt)
+
+    assert words not in caption(radars[:1])
+    assert words in caption(radars)
+    empty = replace(index.pack, stations=())
+    nothing = seeker_map(MapIndex(empty), radars, 500.0, HiderPosition.STATION)
+    assert not seekmap.contradicted(seekmap.SeekersView(nothing, (), empty, {}))
+
+
+def test_every_reason_the_geometry_gives_has_its_own_words() -> None:
+    """A clue left off the map says why in words, not "it cannot be drawn" for a reason the
+    geometry knows (the codes are read from ``geo.regions``, so a new one needs words)."""
+    source = inspect.getsource(regions)
+    codes = set(re.findall(r'return "([a-z_]+)"', source)) | {"moved", "vetoed"}
+    assert {"unknown_place", "needs_line", "no_seeker_pin"} <= codes
+    assert sorted(codes - set(seekmap_texts.NOT_APPLIED)) == []
+    german = Formatter("de", ruleset=cached_ruleset("metric"))
+    assert "nicht auf der Karte" in seekmap_texts.not_applied_reason("unknown_place", german)
 
 
 # ----------------------------------------------------------------- secrecy

@@ -87,10 +87,12 @@ def press_stations(turn: Turn, press: Press) -> list[Outbound]:
 
 
 def _stations_page(turn: Turn, page: int) -> tuple[str, seekmap_keys.Rows]:
-    view = _view(turn).view
+    seekers = _view(turn)
+    view = seekers.view
     shown, number, pages = seekmap.page_of(view, page)
     params = {
         "count": len(view.candidates),
+        "contradicted": seekmap.contradicted(seekers),
         "stations": [[name, list(routes)] for name, routes in shown],
         "page": number,
         "pages": pages,

@@ -22,6 +22,15 @@ NOT_APPLIED: dict[str, str] = {
     "no_seeker_pin": N_("I had no location of the asking seeker"),
     "stale_seeker_pin": N_("the asking seeker's location was too old"),
     "unsupported_subject": N_("I cannot draw that question yet"),
+    "unsupported_category": N_("I cannot draw that question yet"),
+    "no_answer": N_("no answer was given"),
+    "no_feature_in_boundary": N_("the map has nothing of that kind"),
+    "not_in_any_division": N_("the asking seeker was in no such area of the map"),
+    "unknown_place": N_("the place named is not on the map within reach"),
+    "needs_line": N_("I don't know which line the asking seeker was on"),
+    "not_far_enough": N_("the seekers' start and end were the same place"),
+    "no_elevation_data": N_("the map has no heights"),
+    "unreadable_answer": N_("the answer does not fit the question"),
 }
 #: The words for a reason code the list above does not know.
 OTHER_REASON = N_("it cannot be drawn on the map")
@@ -52,7 +61,13 @@ def _ready(p: Params, f: Formatter) -> str:
         count,
         number=f.number(count, 0),
     )
-    return lines(head, *_not_applied_lines(p, f))
+    return lines(head, *_contradicted(p, f), *_not_applied_lines(p, f))
+
+
+def _contradicted(p: Params, f: Formatter) -> list[str]:
+    if not p.get("contradicted"):
+        return []
+    return [f.t("No station fits all the answers together: one of them must be wrong.")]
 
 
 @text("chat.seekmap_stations")
@@ -64,7 +79,7 @@ def _stations(p: Params, f: Formatter) -> str:
         count,
         number=f.number(count, 0),
     )
-    found = [head]
+    found = [head, *_contradicted(p, f)]
     for name, routes in p.get("stations") or []:
         found.append(f"• {name} ({', '.join(routes)})" if routes else f"• {name}")
     pages = int(p.get("pages", 1))
