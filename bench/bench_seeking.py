@@ -5,9 +5,10 @@ station, 40 answers computed truthfully. Two mixes: ``full`` (every kind the see
 handles: radar, thermometer, transit line, name length, admin-1, measuring to rail stations,
 airports and the coast, matching the nearest airport, park, museum and street, museum
 tentacles; the seekers' pins close in on the hider as the game goes) and ``old`` (the first
-five kinds only, pins anywhere, for comparison with earlier figures). Prints the time of ``seeker_map`` from scratch and of each ``with_clue``
-step (p50 / p99, overall and per clue kind), both as ratios of one ``Geod.inv`` call measured in the same run, and
-checks the candidates and the remaining area against brute force.
+five kinds only, pins anywhere, for comparison with earlier figures). Prints the time of
+``seeker_map`` from scratch and of each ``with_clue`` step (p50 / p99, overall and per clue
+kind), both as ratios of one ``Geod.inv`` call measured in the same run, and checks the
+candidates and the remaining area against brute force.
 """
 
 from __future__ import annotations

@@ -95,15 +95,53 @@ def street_cell(index: MapIndex, name: str) -> BaseGeometry:
     return diagram.cell(_street_key(name))
 
 
-def distance_band(index: MapIndex, kind: str, distance_m: float) -> BaseGeometry:
+def distance_band(
+    index: MapIndex, kind: str, distance_m: float,
+    bounds: tuple[float, float, float, float] | None = None,
+) -> BaseGeometry:
     """Return where the nearest feature of ``kind`` is at most ``distance_m`` away (lon/lat,
-    in the map): the union of the features' geodesic buffers. Empty when there is none."""
+    in the map): the union of the features' geodesic buffers. Empty when there is none.
+
+    With ``bounds`` (a lon/lat box) the band is exact only inside the box: only the
+    features within reach of it are drawn, which is far cheaper late in a game.
+    """
+    reach = _within_reach(index, kind, distance_m, bounds)
+    key = None if reach is None else np.packbits(reach).tobytes()
     return kept(
         _BANDS,
         index,
-        ("band", kind, float(distance_m)),
-        lambda: _band(index, kind, distance_m),
+        ("band", kind, float(distance_m), key),
+        lambda: _band(index, kind, distance_m, reach),
     )
+
+
+def _within_reach(
+    index: MapIndex, kind: str, distance: float, bounds: tuple[float, float, float, float] | None
+) -> np.ndarray | None:
+    """Which of the kind's features lie within ``distance`` of a lon/lat box (None: all)."""
+    if bounds is None:
+        return None
+    layer = index._layer(kind)
+    if not layer.items:
+        return None
+    west, south, east, north = bounds
+    # Short lon/lat edges stay close to their projected image; a 100 m slack covers the rest.
+    outline = shapely.segmentize(shapely.box(west, south, east, north), 0.01)
+    area = index.projection.geometry(outline)
+    projection = index.projection
+    # Projected distances overstate geodesic ones by at most ``k``: never too few features.
+    k = projection.scale_bound(projection.lat, projection.lon)
+    if math.isinf(k):
+        return None
+    geometries = kept(PARTS, index, ("projected", kind), lambda: _array(layer.projected))
+    near = np.asarray(shapely.dwithin(area, geometries, k * distance * 1.01 + 100.0))
+    return None if near.all() else near
+
+
+def _array(items: Sequence[BaseGeometry]) -> np.ndarray:
+    array = np.empty(len(items), dtype=object)
+    array[:] = list(items)
+    return array
 
 
 def division_of(index: MapIndex, subject: str, lat: float, lon: float) -> BaseGeometry | None:
@@ -115,14 +153,16 @@ def division_of(index: MapIndex, subject: str, lat: float, lon: float) -> BaseGe
     return feature.geometry.intersection(index.pack.boundary)
 
 
-def _band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
+def _band(index: MapIndex, kind: str, distance: float, reach: np.ndarray | None) -> BaseGeometry:
     layer = index._layer(kind)
-    if not layer.items or distance < 0:
+    if not layer.items or distance < 0 or (reach is not None and not reach.any()):
         return Polygon()
     geometries = np.empty(len(layer.projected), dtype=object)
     geometries[:] = list(layer.projected)
     if len(geometries) >= _CELLS_FOR_BAND and layer.all_points:
-        return to_map(index, _point_band(index, kind, distance))
+        return to_map(index, _point_band(index, kind, distance, reach))
+    if reach is not None:
+        geometries = geometries[reach]
     return to_map(index, shapely.union_all(_buffers(index, geometries, distance)))
 
 
@@ -137,14 +177,22 @@ def _buffers(index: MapIndex, geometries: np.ndarray, distance: float) -> np.nda
     return np.asarray(buffers, dtype=object)
 
 
-def _point_band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
+def _point_band(
+    index: MapIndex, kind: str, distance: float, subset: np.ndarray | None
+) -> BaseGeometry:
     """The band of many points from their Voronoi cells: a cell well inside its point's
     disc is in the band whole, and only the other points' discs are drawn, each cut to its
     cell grown by what the projection can move a bisector (so neighbours overlap and no
-    gap opens where the projected cells are off the geodesic ones)."""
+    gap opens where the projected cells are off the geodesic ones).
+
+    ``subset`` keeps only some points' cells: where the nearest point is one of them the
+    band is whole, which is everywhere within ``distance`` of the kept ones' area."""
     diagram = kind_diagram(index, kind)
     sites = diagram.point_xy[diagram.owner]
     cells = diagram.cells.copy()
+    if subset is not None:
+        chosen = subset[diagram.owner]
+        sites, cells = sites[chosen], cells[chosen]
     # Cells at the edge reach out to the diagram's frame: only the part in the map counts.
     inside_map = near_map(index)
     out = ~shapely.contains(inside_map, cells)

@@ -440,7 +440,7 @@ def clue_region(
     if clue.category == Category.MATCHING:
         region = _matching(index, clue)
     elif clue.category == Category.MEASURING:
-        region = _measuring(index, clue)
+        region = _measuring(index, clue, bounds)
     elif clue.category == Category.TENTACLE:
         region = _tentacle(index, clue)
     else:
@@ -519,7 +519,9 @@ def _inside_or_not(boundary: BaseGeometry, area: BaseGeometry, inside: bool) -> 
     return Region(area if inside else boundary.difference(area))
 
 
-def _measuring(index: MapIndex, clue: Clue) -> Region | str:
+def _measuring(
+    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
+) -> Region | str:
     assert clue.seeker is not None
     if clue.answer not in ("closer", "further"):
         return "unreadable_answer"
@@ -532,8 +534,10 @@ def _measuring(index: MapIndex, clue: Clue) -> Region | str:
         return "no_feature_in_boundary"
     # Closer means strictly nearer than the seeker's nearest; further is the rest.
     if clue.answer == "closer":
-        return Region(cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M))
-    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
+        return Region(
+            cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M, bounds)
+        )
+    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0), bounds)
     return Region(index.pack.boundary.difference(band))
 
 

@@ -29,6 +29,7 @@ from hideseek_chat.geo import (
     answer_thermometer,
     answer_transit_line,
     load_map_pack,
+    seeking,
 )
 from hideseek_chat.geo.regions import (
     MAX_SEGMENT_M,
@@ -484,3 +485,52 @@ def test_contradicting_answers_leave_nothing_and_still_export(stillwater: MapInd
     view = seeker_map(stillwater, clues, ZONE_M, HiderPosition.STATION)
     assert view.remaining.is_empty and view.candidates == ()
     assert json.loads(json.dumps(to_geojson(view)))["candidates"] == 0
+
+
+# ---------------------------------------------------------------- drawing only what is in play
+
+
+@pytest.fixture(scope="module")
+def country_places() -> MapIndex:
+    return MapIndex(country_pack(stations=600, seed=5, places=True))
+
+
+_PLACE_KINDS = [
+    "radar", "thermometer", "transit-line", "matching:admin-1", "measuring:rail-station",
+    "measuring:airport", "measuring:coastline", "matching:airport", "matching:park",
+    "tentacle:museum",
+]
+
+
+def _thin(area: shapely.Geometry) -> bool:
+    """Whether an area is nowhere wider than about a metre (1e-5 degree)."""
+    return bool(shapely.buffer(area, -1e-5).is_empty)
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), basis=st.sampled_from(HiderPosition))
+def test_drawing_within_what_is_in_play_changes_nothing(
+    country_places: MapIndex, seed: int, basis: HiderPosition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = country_places
+    rng = random.Random(seed)
+    station = rng.choice(index.pack.stations)
+    fix = HiderFix(station.lat, station.lon, 0.0, basis, station.id)
+    clues = [
+        clue for ref in range(12)
+        if (clue := _truthful(index, ref, rng.choice(_PLACE_KINDS), fix, station, rng))
+        is not None and clue.answer is not None
+    ]
+    clipped = seeker_map(index, clues, ZONE_M, basis)
+    with monkeypatch.context() as patch:
+        # Every region drawn across the whole map, in the order asked.
+        patch.setattr(seeking, "_in_play", lambda view, table: view.boundary.bounds)
+        whole = seeker_map(index, [], ZONE_M, basis)
+        for clue in sorted(clues, key=lambda c: c.ref):
+            whole = with_clue(index, whole, clue)
+    assert [s.id for s in clipped.candidates] == [s.id for s in whole.candidates]
+    assert station in clipped.candidates
+    assert [a.ref for a in clipped.applied] == [a.ref for a in whole.applied]
+    assert clipped.not_applied == whole.not_applied
+    assert _thin(shapely.symmetric_difference(clipped.remaining, whole.remaining))
