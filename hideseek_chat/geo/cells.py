@@ -57,20 +57,25 @@ _DISC_CHECK_M = 0.05
 _BANDS = Kept(BANDS_KEPT)
 
 
+Bounds = tuple[float, float, float, float]
+
+
 def place_cell(
-    index: MapIndex, kind: str, place: Feature, among: Sequence[Feature] | None = None
+    index: MapIndex, kind: str, place: Feature, among: Sequence[Feature] | None = None,
+    bounds: Bounds | None = None,
 ) -> BaseGeometry:
     """Return where ``place``'s place is the nearest place of ``kind`` (lon/lat, in the map).
 
     ``place`` must be one of the index's features of ``kind``. ``among`` limits the rivals
     to these features' places (a tentacle's places within reach); every row of each place
-    counts, as ``MapIndex.same_place`` groups them.
+    counts, as ``MapIndex.same_place`` groups them. With ``bounds`` (a lon/lat box) the
+    cell is exact only inside the box, and cheaper to draw.
     """
     layer = index._layer(kind)
     places = layer.places
     own = _place_number(layer.items, places, place)
     if among is None:
-        return kind_diagram(index, kind).cell(own)
+        return kind_diagram(index, kind).cell(own, bounds)
     wanted = {own} | {_place_number(layer.items, places, f) for f in among}
     by_place = _place_rows(index, kind)
     rows = sorted(n for number in wanted for n in by_place[number])
@@ -80,24 +85,23 @@ def place_cell(
         key,
         lambda: ([layer.projected[n] for n in rows], [places[id(layer.items[n])] for n in rows]),
     )
-    return diagram.cell(own)
+    return diagram.cell(own, bounds)
 
 
-def street_cell(index: MapIndex, name: str) -> BaseGeometry:
+def street_cell(index: MapIndex, name: str, bounds: Bounds | None = None) -> BaseGeometry:
     """Return where the nearest named road is called ``name`` (any case; lon/lat, in the map);
-    empty when no road has that name."""
+    empty when no road has that name. ``bounds`` as for :func:`place_cell`."""
     layer = index._layer(ROAD_KIND, named_only=True)
     diagram = diagram_for(
         index,
         ("street",),
         lambda: (layer.projected, [_street_key(f.name) for f in layer.items]),
     )
-    return diagram.cell(_street_key(name))
+    return diagram.cell(_street_key(name), bounds)
 
 
 def distance_band(
-    index: MapIndex, kind: str, distance_m: float,
-    bounds: tuple[float, float, float, float] | None = None,
+    index: MapIndex, kind: str, distance_m: float, bounds: Bounds | None = None
 ) -> BaseGeometry:
     """Return where the nearest feature of ``kind`` is at most ``distance_m`` away (lon/lat,
     in the map): the union of the features' geodesic buffers. Empty when there is none.
@@ -116,7 +120,7 @@ def distance_band(
 
 
 def _within_reach(
-    index: MapIndex, kind: str, distance: float, bounds: tuple[float, float, float, float] | None
+    index: MapIndex, kind: str, distance: float, bounds: Bounds | None
 ) -> np.ndarray | None:
     """Which of the kind's features lie within ``distance`` of a lon/lat box (None: all)."""
     if bounds is None:

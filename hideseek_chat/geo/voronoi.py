@@ -53,6 +53,8 @@ DIAGRAMS_KEPT = 12
 #: Tentacles' diagrams (a handful of places each) kept apart from whole kinds'.
 AMONG_KEPT = 64
 CELLS_KEPT = 512
+#: A cell drawn within a box is cut this far (projected metres) outside the box.
+CLIP_MARGIN_M = 2_000.0
 #: A diagram holds at most about this many samples (long lines are sampled sparser).
 MAX_SAMPLES = 40_000
 
@@ -172,21 +174,29 @@ class Diagram:
     def has_label(self, label: Hashable) -> bool:
         return label in self.label_ids
 
-    def cell(self, label: Hashable) -> BaseGeometry:
-        """The label's cell in lon/lat, clipped to the boundary (empty if no such label)."""
-        cached = self._cells.get(label)
+    def cell(
+        self, label: Hashable, bounds: tuple[float, float, float, float] | None = None
+    ) -> BaseGeometry:
+        """The label's cell in lon/lat, clipped to the boundary (empty if no such label);
+        with ``bounds`` (a lon/lat box) exact only inside the box, and cheaper."""
+        key = label if bounds is None else ("within", label, bounds)
+        cached = self._cells.get(key)
         if cached is None:
-            cached = self._build(label)
-            self._cells.put(label, cached)
+            cached = self._build(label, bounds)
+            self._cells.put(key, cached)
         return cached  # type: ignore[no-any-return]
 
-    def _build(self, label: Hashable) -> BaseGeometry:
+    def _build(
+        self, label: Hashable, bounds: tuple[float, float, float, float] | None
+    ) -> BaseGeometry:
         number = self.label_ids.get(label)
         if number is None:
             return Polygon()
         mine = np.nonzero(self.sample_label == number)[0]
         # Only the part in the map matters: clip before the costly exact step.
         area = shapely.union_all(self.cells[mine]).intersection(self.near_map)
+        if bounds is not None:
+            area = area.intersection(self._around(bounds))
         if not (self.flat and self.is_point.all()):
             area = self._refine(area, number)
         if self.polygonal:
@@ -196,6 +206,13 @@ class Diagram:
         cell = to_map(self.index, area)
         # Parts carried back one by one can overlap where streets cross: one valid area.
         return cell if cell.is_valid else polygonal(shapely.make_valid(cell))
+
+    def _around(self, bounds: tuple[float, float, float, float]) -> BaseGeometry:
+        """A lon/lat box in the projection, grown by :data:`CLIP_MARGIN_M` so the exact
+        step near the cut never reaches inside the box."""
+        outline = shapely.segmentize(box(*bounds), 0.01)
+        area = self.projection.geometry(outline)
+        return shapely.buffer(area, CLIP_MARGIN_M, quad_segs=2, join_style="mitre")
 
     def _with_polygons(self, area: BaseGeometry, number: int) -> BaseGeometry:
         """Inside a polygon its place is at distance 0, nearest of all: the label's cell

@@ -498,7 +498,7 @@ def country_places() -> MapIndex:
 _PLACE_KINDS = [
     "radar", "thermometer", "transit-line", "matching:admin-1", "measuring:rail-station",
     "measuring:airport", "measuring:coastline", "matching:airport", "matching:park",
-    "tentacle:museum",
+    "matching:street", "tentacle:museum",
 ]
 
 
