@@ -196,7 +196,7 @@ class Diagram:
         # Only the part in the map matters: clip before the costly exact step.
         area = shapely.union_all(self.cells[mine]).intersection(self.near_map)
         if bounds is not None:
-            area = area.intersection(self._around(bounds))
+            area = area.intersection(around(self.index, bounds))
         if not (self.flat and self.is_point.all()):
             area = self._refine(area, number)
         if self.polygonal:
@@ -206,13 +206,6 @@ class Diagram:
         cell = to_map(self.index, area)
         # Parts carried back one by one can overlap where streets cross: one valid area.
         return cell if cell.is_valid else polygonal(shapely.make_valid(cell))
-
-    def _around(self, bounds: tuple[float, float, float, float]) -> BaseGeometry:
-        """A lon/lat box in the projection, grown by :data:`CLIP_MARGIN_M` so the exact
-        step near the cut never reaches inside the box."""
-        outline = shapely.segmentize(box(*bounds), 0.01)
-        area = self.projection.geometry(outline)
-        return shapely.buffer(area, CLIP_MARGIN_M, quad_segs=2, join_style="mitre")
 
     def _with_polygons(self, area: BaseGeometry, number: int) -> BaseGeometry:
         """Inside a polygon its place is at distance 0, nearest of all: the label's cell
@@ -456,14 +449,28 @@ def kind_diagram(index: MapIndex, kind: str) -> Diagram:
     )
 
 
-def to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
-    """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it."""
+def around(index: MapIndex, bounds: tuple[float, float, float, float]) -> BaseGeometry:
+    """A lon/lat box in the projection, grown by :data:`CLIP_MARGIN_M` so an exact step
+    near the cut never reaches inside the box (prepared)."""
+    outline = shapely.segmentize(box(*bounds), 0.01)
+    area = shapely.buffer(
+        index.projection.geometry(outline), CLIP_MARGIN_M, quad_segs=2, join_style="mitre"
+    )
+    shapely.prepare(area)
+    return area
+
+
+def to_map(
+    index: MapIndex, area: BaseGeometry, within: BaseGeometry | None = None
+) -> BaseGeometry:
+    """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it
+    (and, when given, to the prepared projected area ``within``)."""
     # Part by part: most parts of a band of many discs lie inside and need no overlay.
     parts = shapely.get_parts(area)
     if len(parts) == 0:
         return Polygon()
     # Cut to the map (and a margin) first: cheaper to split and carry back.
-    inside_map = near_map(index)
+    inside_map = near_map(index) if within is None else within
     out = ~shapely.contains(inside_map, parts)  # prepared: the map is the first argument
     parts[out] = shapely.intersection(parts[out], inside_map)
     # 1 km edges bend less than a centimetre between the projection and lon/lat.
@@ -499,7 +506,10 @@ def near_map(index: MapIndex, margin: float = 4 * SPACING_M) -> BaseGeometry:
     """The projected boundary with a margin, kept per index."""
 
     def build() -> BaseGeometry:
-        near = shapely.buffer(index._boundary, margin, quad_segs=2)
+        # Projected from short lon/lat edges: a long straight edge of a box (a meridian,
+        # a parallel) is curved in the projection, and its chord cuts kilometres off.
+        outline = index.projection.geometry(shapely.segmentize(index.pack.boundary, 0.01))
+        near = shapely.buffer(outline, margin, quad_segs=2)
         shapely.prepare(near)
         return near
 

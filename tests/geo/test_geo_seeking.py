@@ -28,6 +28,7 @@ from hideseek_chat.geo import (
     answer_tentacle,
     answer_thermometer,
     answer_transit_line,
+    cells,
     load_map_pack,
     seeking,
 )
@@ -328,7 +329,13 @@ def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None
         assert view.remaining.buffer(1e-7).covers(shapely.Point(at[1], at[0]))
     again = seeker_map(index, clues, ZONE_M, basis)
     assert again.candidates == view.candidates
-    assert to_geojson(again) == to_geojson(view)
+    # From scratch the cheap clues go first: the same area, its vertices not byte for byte.
+    assert _thin(shapely.symmetric_difference(again.remaining, view.remaining))
+    scratch, step = to_geojson(again), to_geojson(view)
+    assert scratch["features"][1:] == step["features"][1:]  # type: ignore[index]
+    assert {k: v for k, v in scratch.items() if k != "features"} == {
+        k: v for k, v in step.items() if k != "features"
+    }
 
 
 GAMES = settings(max_examples=40, deadline=None,
@@ -495,10 +502,13 @@ def country_places() -> MapIndex:
     return MapIndex(country_pack(stations=600, seed=5, places=True))
 
 
+# Not "matching:street": three city grids on a 640 km map leave street cells reaching
+# hundreds of km from any road, where their edges are not exact (drawn whole or within
+# what is in play, they can be off by a degree there: see docs/geo.md, "Seekers' map").
 _PLACE_KINDS = [
     "radar", "thermometer", "transit-line", "matching:admin-1", "measuring:rail-station",
     "measuring:airport", "measuring:coastline", "matching:airport", "matching:park",
-    "matching:street", "tentacle:museum",
+    "tentacle:museum",
 ]
 
 
@@ -534,3 +544,14 @@ def test_drawing_within_what_is_in_play_changes_nothing(
     assert [a.ref for a in clipped.applied] == [a.ref for a in whole.applied]
     assert clipped.not_applied == whole.not_applied
     assert _thin(shapely.symmetric_difference(clipped.remaining, whole.remaining))
+
+
+def test_a_band_reaches_the_long_straight_edges_of_a_box_map(country_places: MapIndex) -> None:
+    # The box's 670 km meridian edges are curves in the projection: a band cut by their
+    # chords lost a strip kilometres wide along them.
+    for lat in (44.405, 46.0, 48.7):
+        lat_lon = (lat, -0.999)
+        near = country_places.nearest("rail-station", *lat_lon)
+        assert near is not None
+        band = cells.distance_band(country_places, "rail-station", near.distance_m + 50.0)
+        assert band.covers(shapely.Point(lat_lon[1], lat_lon[0]))
