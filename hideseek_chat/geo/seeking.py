@@ -203,7 +203,9 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
         projection = index.projection
-        area = projection.geometry(region.keep)
+        # From short lon/lat edges: a long straight edge (a box map's side) is a curve in
+        # the projection, and its chord would cut off stations near it.
+        area = projection.geometry(shapely.segmentize(region.keep, 0.01))
         shapely.prepare(area)
         # Projected distances overstate geodesic ones by at most ``k``: never too strict.
         k = projection.scale_bound(projection.lat, projection.lon)

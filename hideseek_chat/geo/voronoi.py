@@ -53,8 +53,7 @@ DIAGRAMS_KEPT = 12
 #: Tentacles' diagrams (a handful of places each) kept apart from whole kinds'.
 AMONG_KEPT = 64
 CELLS_KEPT = 512
-#: A cell drawn within a box is cut this far (projected metres) outside the box.
-CLIP_MARGIN_M = 2_000.0
+CLIP_MARGIN_M = 2_000.0  # a cell drawn within a box is cut this far (metres) outside it
 #: A diagram holds at most about this many samples (long lines are sampled sparser).
 MAX_SAMPLES = 40_000
 
@@ -450,12 +449,9 @@ def kind_diagram(index: MapIndex, kind: str) -> Diagram:
 
 
 def around(index: MapIndex, bounds: tuple[float, float, float, float]) -> BaseGeometry:
-    """A lon/lat box in the projection, grown by :data:`CLIP_MARGIN_M` so an exact step
-    near the cut never reaches inside the box (prepared)."""
-    outline = shapely.segmentize(box(*bounds), 0.01)
-    area = shapely.buffer(
-        index.projection.geometry(outline), CLIP_MARGIN_M, quad_segs=2, join_style="mitre"
-    )
+    """A lon/lat box in the projection grown by :data:`CLIP_MARGIN_M` (prepared)."""
+    outline = index.projection.geometry(shapely.segmentize(box(*bounds), 0.01))
+    area = shapely.buffer(outline, CLIP_MARGIN_M, quad_segs=2, join_style="mitre")
     shapely.prepare(area)
     return area
 
@@ -486,7 +482,7 @@ def to_map(
     out = ~shapely.contains(boundary, lonlat)
     lonlat[out] = shapely.intersection(lonlat[out], boundary)
     # Overlays can leave stray lines and points beside the polygons: only polygons stay.
-    polygons = shapely.get_parts(lonlat)
+    polygons = shapely.get_parts(shapely.get_parts(lonlat))  # a collection may hold multis
     polygons = polygons[(shapely.get_type_id(polygons) == 3) & ~shapely.is_empty(polygons)]
     if len(polygons) == 1:
         return polygons[0]  # type: ignore[no-any-return]
