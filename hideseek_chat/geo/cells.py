@@ -29,6 +29,7 @@ from hideseek_chat.geo.voronoi import (
     PARTS,
     UNBENT_M,
     Kept,
+    around,
     diagram_for,
     kept,
     kind_diagram,
@@ -57,20 +58,25 @@ _DISC_CHECK_M = 0.05
 _BANDS = Kept(BANDS_KEPT)
 
 
+Bounds = tuple[float, float, float, float]
+
+
 def place_cell(
-    index: MapIndex, kind: str, place: Feature, among: Sequence[Feature] | None = None
+    index: MapIndex, kind: str, place: Feature, among: Sequence[Feature] | None = None,
+    bounds: Bounds | None = None,
 ) -> BaseGeometry:
     """Return where ``place``'s place is the nearest place of ``kind`` (lon/lat, in the map).
 
     ``place`` must be one of the index's features of ``kind``. ``among`` limits the rivals
     to these features' places (a tentacle's places within reach); every row of each place
-    counts, as ``MapIndex.same_place`` groups them.
+    counts, as ``MapIndex.same_place`` groups them. With ``bounds`` (a lon/lat box) the
+    cell is exact only inside the box, and cheaper to draw.
     """
     layer = index._layer(kind)
     places = layer.places
     own = _place_number(layer.items, places, place)
     if among is None:
-        return kind_diagram(index, kind).cell(own)
+        return kind_diagram(index, kind).cell(own, bounds)
     wanted = {own} | {_place_number(layer.items, places, f) for f in among}
     by_place = _place_rows(index, kind)
     rows = sorted(n for number in wanted for n in by_place[number])
@@ -80,30 +86,67 @@ def place_cell(
         key,
         lambda: ([layer.projected[n] for n in rows], [places[id(layer.items[n])] for n in rows]),
     )
-    return diagram.cell(own)
+    return diagram.cell(own, bounds)
 
 
-def street_cell(index: MapIndex, name: str) -> BaseGeometry:
+def street_cell(index: MapIndex, name: str, bounds: Bounds | None = None) -> BaseGeometry:
     """Return where the nearest named road is called ``name`` (any case; lon/lat, in the map);
-    empty when no road has that name."""
+    empty when no road has that name. ``bounds`` as for :func:`place_cell`."""
     layer = index._layer(ROAD_KIND, named_only=True)
     diagram = diagram_for(
         index,
         ("street",),
         lambda: (layer.projected, [_street_key(f.name) for f in layer.items]),
     )
-    return diagram.cell(_street_key(name))
+    return diagram.cell(_street_key(name), bounds)
 
 
-def distance_band(index: MapIndex, kind: str, distance_m: float) -> BaseGeometry:
+def distance_band(
+    index: MapIndex, kind: str, distance_m: float, bounds: Bounds | None = None
+) -> BaseGeometry:
     """Return where the nearest feature of ``kind`` is at most ``distance_m`` away (lon/lat,
-    in the map): the union of the features' geodesic buffers. Empty when there is none."""
+    in the map): the union of the features' geodesic buffers. Empty when there is none.
+
+    With ``bounds`` (a lon/lat box) the band is exact only inside the box: only the
+    features within reach of it are drawn, which is far cheaper late in a game.
+    """
+    reach = _within_reach(index, kind, distance_m, bounds)
+    key = None if reach is None else np.packbits(reach).tobytes()
     return kept(
         _BANDS,
         index,
-        ("band", kind, float(distance_m)),
-        lambda: _band(index, kind, distance_m),
+        ("band", kind, float(distance_m), key),
+        lambda: _band(index, kind, distance_m, reach, bounds),
     )
+
+
+def _within_reach(
+    index: MapIndex, kind: str, distance: float, bounds: Bounds | None
+) -> np.ndarray | None:
+    """Which of the kind's features lie within ``distance`` of a lon/lat box (None: all)."""
+    if bounds is None:
+        return None
+    layer = index._layer(kind)
+    if not layer.items:
+        return None
+    west, south, east, north = bounds
+    # Short lon/lat edges stay close to their projected image; a 100 m slack covers the rest.
+    outline = shapely.segmentize(shapely.box(west, south, east, north), 0.01)
+    area = index.projection.geometry(outline)
+    projection = index.projection
+    # Projected distances overstate geodesic ones by at most ``k``: never too few features.
+    k = projection.scale_bound(projection.lat, projection.lon)
+    if math.isinf(k):
+        return None
+    geometries = kept(PARTS, index, ("projected", kind), lambda: _array(layer.projected))
+    near = np.asarray(shapely.dwithin(area, geometries, k * distance * 1.01 + 100.0))
+    return None if near.all() else near
+
+
+def _array(items: Sequence[BaseGeometry]) -> np.ndarray:
+    array = np.empty(len(items), dtype=object)
+    array[:] = list(items)
+    return array
 
 
 def division_of(index: MapIndex, subject: str, lat: float, lon: float) -> BaseGeometry | None:
@@ -115,15 +158,21 @@ def division_of(index: MapIndex, subject: str, lat: float, lon: float) -> BaseGe
     return feature.geometry.intersection(index.pack.boundary)
 
 
-def _band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
+def _band(
+    index: MapIndex, kind: str, distance: float, reach: np.ndarray | None, bounds: Bounds | None
+) -> BaseGeometry:
     layer = index._layer(kind)
-    if not layer.items or distance < 0:
+    if not layer.items or distance < 0 or (reach is not None and not reach.any()):
         return Polygon()
     geometries = np.empty(len(layer.projected), dtype=object)
     geometries[:] = list(layer.projected)
+    # Parts far outside the box need not be carried back to lon/lat.
+    within = None if bounds is None else around(index, bounds)
     if len(geometries) >= _CELLS_FOR_BAND and layer.all_points:
-        return to_map(index, _point_band(index, kind, distance))
-    return to_map(index, shapely.union_all(_buffers(index, geometries, distance)))
+        return to_map(index, _point_band(index, kind, distance, reach), within)
+    if reach is not None:
+        geometries = geometries[reach]
+    return to_map(index, shapely.union_all(_buffers(index, geometries, distance)), within)
 
 
 def _buffers(index: MapIndex, geometries: np.ndarray, distance: float) -> np.ndarray:
@@ -137,14 +186,22 @@ def _buffers(index: MapIndex, geometries: np.ndarray, distance: float) -> np.nda
     return np.asarray(buffers, dtype=object)
 
 
-def _point_band(index: MapIndex, kind: str, distance: float) -> BaseGeometry:
+def _point_band(
+    index: MapIndex, kind: str, distance: float, subset: np.ndarray | None
+) -> BaseGeometry:
     """The band of many points from their Voronoi cells: a cell well inside its point's
     disc is in the band whole, and only the other points' discs are drawn, each cut to its
     cell grown by what the projection can move a bisector (so neighbours overlap and no
-    gap opens where the projected cells are off the geodesic ones)."""
+    gap opens where the projected cells are off the geodesic ones).
+
+    ``subset`` keeps only some points' cells: where the nearest point is one of them the
+    band is whole, which is everywhere within ``distance`` of the kept ones' area."""
     diagram = kind_diagram(index, kind)
     sites = diagram.point_xy[diagram.owner]
     cells = diagram.cells.copy()
+    if subset is not None:
+        chosen = subset[diagram.owner]
+        sites, cells = sites[chosen], cells[chosen]
     # Cells at the edge reach out to the diagram's frame: only the part in the map counts.
     inside_map = near_map(index)
     out = ~shapely.contains(inside_map, cells)
@@ -212,8 +269,10 @@ def _point_discs(index: MapIndex, sites: np.ndarray, distance: float) -> np.ndar
     )
     discs = shapely.polygons(ring)
     sample = np.arange(0, count, max(1, count // 50))
-    check_xy = ring[sample, :-1].reshape(-1, 2)
-    centres = np.repeat(lonlat[sample], corners, axis=0)
+    # The error term varies smoothly around a circle: 32 vertices per disc show its peak.
+    stride = max(1, corners // 32)
+    check_xy = ring[sample, :-1:stride].reshape(-1, 2)
+    centres = np.repeat(lonlat[sample], len(range(0, corners, stride)), axis=0)
     there = projection.to_lonlat_array(check_xy)
     measured = np.asarray(WGS84.inv(centres[:, 0], centres[:, 1], there[:, 0], there[:, 1])[2])
     if float(np.abs(measured - distance).max()) > _DISC_CHECK_M:

@@ -438,11 +438,11 @@ def clue_region(
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)
     if clue.category == Category.MATCHING:
-        region = _matching(index, clue)
+        region = _matching(index, clue, bounds)
     elif clue.category == Category.MEASURING:
-        region = _measuring(index, clue)
+        region = _measuring(index, clue, bounds)
     elif clue.category == Category.TENTACLE:
-        region = _tentacle(index, clue)
+        region = _tentacle(index, clue, bounds)
     else:
         return "unsupported_category"
     if isinstance(region, str) or region.keep is None:
@@ -472,7 +472,9 @@ def _answer_at(index: MapIndex, clue: Clue) -> Callable[[float, float], bool]:
     return check
 
 
-def _matching(index: MapIndex, clue: Clue) -> Region | str:
+def _matching(
+    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
+) -> Region | str:
     assert clue.seeker is not None
     same = clue.answer == "yes"
     if clue.answer not in ("yes", "no"):
@@ -505,13 +507,13 @@ def _matching(index: MapIndex, clue: Clue) -> Region | str:
         road = index.nearest_named(ROAD_KIND, clue.seeker.lat, clue.seeker.lon)
         if road is None:
             return "no_map_data"
-        return _inside_or_not(pack.boundary, cells.street_cell(index, road.item.name), same)
+        return _inside_or_not(pack.boundary, cells.street_cell(index, road.item.name, bounds), same)
     if not index.has_data_for(clue.subject):
         return "no_map_data"
     place = index.nearest(clue.subject, clue.seeker.lat, clue.seeker.lon)
     if place is None:
         return "no_feature_in_boundary"
-    cell = cells.place_cell(index, clue.subject, place.item)
+    cell = cells.place_cell(index, clue.subject, place.item, bounds=bounds)
     return _inside_or_not(pack.boundary, cell, same)
 
 
@@ -519,7 +521,9 @@ def _inside_or_not(boundary: BaseGeometry, area: BaseGeometry, inside: bool) -> 
     return Region(area if inside else boundary.difference(area))
 
 
-def _measuring(index: MapIndex, clue: Clue) -> Region | str:
+def _measuring(
+    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
+) -> Region | str:
     assert clue.seeker is not None
     if clue.answer not in ("closer", "further"):
         return "unreadable_answer"
@@ -532,12 +536,16 @@ def _measuring(index: MapIndex, clue: Clue) -> Region | str:
         return "no_feature_in_boundary"
     # Closer means strictly nearer than the seeker's nearest; further is the rest.
     if clue.answer == "closer":
-        return Region(cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M))
-    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0))
+        return Region(
+            cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M, bounds)
+        )
+    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0), bounds)
     return Region(index.pack.boundary.difference(band))
 
 
-def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
+def _tentacle(
+    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
+) -> Region | str:
     assert clue.seeker is not None
     if clue.distance_m is None:
         return "unreadable_answer"
@@ -568,7 +576,7 @@ def _tentacle(index: MapIndex, clue: Clue) -> Region | str:
         return "unknown_place"
     among = [hit.item for hit in rows]
     area = shapely.union_all(
-        [cells.place_cell(index, clue.subject, place, among=among) for place in named]
+        [cells.place_cell(index, clue.subject, place, among, bounds) for place in named]
     )
     disc = radar_region(index, lat, lon, reach, inside=True)
     assert disc.keep is not None

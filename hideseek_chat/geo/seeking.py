@@ -19,6 +19,7 @@ from shapely import STRtree
 from shapely.geometry import MultiPolygon, Polygon, mapping
 from shapely.geometry.base import BaseGeometry
 
+from hideseek_chat.geo.answers import DIVISION_SUBJECTS
 from hideseek_chat.geo.mappack import Station
 from hideseek_chat.geo.pins import Pin
 from hideseek_chat.geo.regions import (
@@ -29,7 +30,7 @@ from hideseek_chat.geo.regions import (
     station_table,
 )
 from hideseek_chat.geo.spatial import MapIndex
-from hideseek_chat.rules.ruleset import HiderPosition
+from hideseek_chat.rules.ruleset import Category, HiderPosition
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +115,12 @@ def seeker_map(
     zone_radius_m: float,
     basis: HiderPosition = HiderPosition.LIVE,
 ) -> SeekerMap:
-    """Work out the seekers' map from scratch."""
+    """Work out the seekers' map from scratch.
+
+    Clues whose regions are cheap to draw are applied first, so that bands and cells are
+    drawn only across what they leave in play; the candidates and the remaining area do
+    not depend on that order, and ``applied`` / ``not_applied`` are listed in ``ref`` order.
+    """
     view = SeekerMap(
         boundary=index.pack.boundary,
         remaining=index.pack.boundary,
@@ -125,9 +131,24 @@ def seeker_map(
         basis=basis,
         rows=np.arange(len(index.pack.stations)),
     )
-    for clue in sorted(clues, key=lambda c: c.ref):
+    for clue in sorted(clues, key=lambda c: (_costly(c), c.ref)):
         view = with_clue(index, view, clue)
-    return view
+    return replace(
+        view,
+        applied=tuple(sorted(view.applied, key=lambda a: a.ref)),
+        not_applied=tuple(sorted(view.not_applied, key=lambda n: n.ref)),
+    )
+
+
+#: Matching subjects whose regions are station lists or ready polygons.
+_CHEAP_MATCHING = frozenset({"transit-line", "station-name-length"}) | DIVISION_SUBJECTS
+
+
+def _costly(clue: Clue) -> bool:
+    """Whether a clue's region is a band or a Voronoi cell (drawn across what is in play)."""
+    if clue.category in (Category.RADAR, Category.THERMOMETER, Category.PHOTO):
+        return False
+    return not (clue.category == Category.MATCHING and clue.subject in _CHEAP_MATCHING)
 
 
 def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
@@ -182,7 +203,9 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
         projection = index.projection
-        area = projection.geometry(region.keep)
+        # From short lon/lat edges: a long straight edge (a box map's side) is a curve in
+        # the projection, and its chord would cut off stations near it.
+        area = projection.geometry(shapely.segmentize(region.keep, 0.01))
         shapely.prepare(area)
         # Projected distances overstate geodesic ones by at most ``k``: never too strict.
         k = projection.scale_bound(projection.lat, projection.lon)

@@ -53,6 +53,7 @@ DIAGRAMS_KEPT = 12
 #: Tentacles' diagrams (a handful of places each) kept apart from whole kinds'.
 AMONG_KEPT = 64
 CELLS_KEPT = 512
+CLIP_MARGIN_M = 2_000.0  # a cell drawn within a box is cut this far (metres) outside it
 #: A diagram holds at most about this many samples (long lines are sampled sparser).
 MAX_SAMPLES = 40_000
 
@@ -172,21 +173,29 @@ class Diagram:
     def has_label(self, label: Hashable) -> bool:
         return label in self.label_ids
 
-    def cell(self, label: Hashable) -> BaseGeometry:
-        """The label's cell in lon/lat, clipped to the boundary (empty if no such label)."""
-        cached = self._cells.get(label)
+    def cell(
+        self, label: Hashable, bounds: tuple[float, float, float, float] | None = None
+    ) -> BaseGeometry:
+        """The label's cell in lon/lat, clipped to the boundary (empty if no such label);
+        with ``bounds`` (a lon/lat box) exact only inside the box, and cheaper."""
+        key = label if bounds is None else ("within", label, bounds)
+        cached = self._cells.get(key)
         if cached is None:
-            cached = self._build(label)
-            self._cells.put(label, cached)
+            cached = self._build(label, bounds)
+            self._cells.put(key, cached)
         return cached  # type: ignore[no-any-return]
 
-    def _build(self, label: Hashable) -> BaseGeometry:
+    def _build(
+        self, label: Hashable, bounds: tuple[float, float, float, float] | None
+    ) -> BaseGeometry:
         number = self.label_ids.get(label)
         if number is None:
             return Polygon()
         mine = np.nonzero(self.sample_label == number)[0]
         # Only the part in the map matters: clip before the costly exact step.
         area = shapely.union_all(self.cells[mine]).intersection(self.near_map)
+        if bounds is not None:
+            area = area.intersection(around(self.index, bounds))
         if not (self.flat and self.is_point.all()):
             area = self._refine(area, number)
         if self.polygonal:
@@ -439,14 +448,25 @@ def kind_diagram(index: MapIndex, kind: str) -> Diagram:
     )
 
 
-def to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
-    """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it."""
+def around(index: MapIndex, bounds: tuple[float, float, float, float]) -> BaseGeometry:
+    """A lon/lat box in the projection grown by :data:`CLIP_MARGIN_M` (prepared)."""
+    outline = index.projection.geometry(shapely.segmentize(box(*bounds), 0.01))
+    area = shapely.buffer(outline, CLIP_MARGIN_M, quad_segs=2, join_style="mitre")
+    shapely.prepare(area)
+    return area
+
+
+def to_map(
+    index: MapIndex, area: BaseGeometry, within: BaseGeometry | None = None
+) -> BaseGeometry:
+    """A projected area in lon/lat, clipped to the pack's boundary as the pack draws it
+    (and, when given, to the prepared projected area ``within``)."""
     # Part by part: most parts of a band of many discs lie inside and need no overlay.
     parts = shapely.get_parts(area)
     if len(parts) == 0:
         return Polygon()
     # Cut to the map (and a margin) first: cheaper to split and carry back.
-    inside_map = near_map(index)
+    inside_map = near_map(index) if within is None else within
     out = ~shapely.contains(inside_map, parts)  # prepared: the map is the first argument
     parts[out] = shapely.intersection(parts[out], inside_map)
     # 1 km edges bend less than a centimetre between the projection and lon/lat.
@@ -462,7 +482,7 @@ def to_map(index: MapIndex, area: BaseGeometry) -> BaseGeometry:
     out = ~shapely.contains(boundary, lonlat)
     lonlat[out] = shapely.intersection(lonlat[out], boundary)
     # Overlays can leave stray lines and points beside the polygons: only polygons stay.
-    polygons = shapely.get_parts(lonlat)
+    polygons = shapely.get_parts(shapely.get_parts(lonlat))  # a collection may hold multis
     polygons = polygons[(shapely.get_type_id(polygons) == 3) & ~shapely.is_empty(polygons)]
     if len(polygons) == 1:
         return polygons[0]  # type: ignore[no-any-return]
@@ -482,7 +502,10 @@ def near_map(index: MapIndex, margin: float = 4 * SPACING_M) -> BaseGeometry:
     """The projected boundary with a margin, kept per index."""
 
     def build() -> BaseGeometry:
-        near = shapely.buffer(index._boundary, margin, quad_segs=2)
+        # Projected from short lon/lat edges: a long straight edge of a box (a meridian,
+        # a parallel) is curved in the projection, and its chord cuts kilometres off.
+        outline = index.projection.geometry(shapely.segmentize(index.pack.boundary, 0.01))
+        near = shapely.buffer(outline, margin, quad_segs=2)
         shapely.prepare(near)
         return near
 
