@@ -29,6 +29,7 @@ from hideseek_chat.geo import (
     answer_thermometer,
     answer_transit_line,
     cells,
+    distance_m,
     load_map_pack,
     seeking,
 )
@@ -302,6 +303,25 @@ def _kinds(index: MapIndex) -> list[str]:
     return kinds
 
 
+#: How far outside a drawn area a truthful position may fall: the edges are exact to well
+#: under a metre (cells: < 0.1 m between exact corners), so a hider standing within a few
+#: centimetres of a tie (seed 428: a station 20.01 m from one street, 20.10 m from the
+#: other) may be drawn just outside; the candidate stations are decided exactly regardless.
+DRAWN_WITHIN_M = 0.5
+
+
+def _kept(area: shapely.Geometry, at: tuple[float, float]) -> bool:
+    """Whether ``at`` (lat, lon) is in ``area`` or within ``DRAWN_WITHIN_M`` of it."""
+    point = shapely.Point(at[1], at[0])
+    if area.covers(point):
+        return True
+    if area.is_empty:
+        return False
+    nearest = shapely.shortest_line(point, area)
+    (lon1, lat1), (lon2, lat2) = shapely.get_coordinates(nearest)
+    return distance_m(lat1, lon1, lat2, lon2) <= DRAWN_WITHIN_M
+
+
 def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None:
     rng = random.Random(seed)
     station = rng.choice(index.pack.stations)
@@ -323,10 +343,10 @@ def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None
         assert station in view.candidates, clue
         applied = view.applied[-1] if view.applied and view.applied[-1].ref == ref else None
         if applied is not None and applied.keep is not None:
-            assert applied.keep.buffer(1e-7).covers(shapely.Point(at[1], at[0])), clue
+            assert _kept(applied.keep, at), clue
     if basis == HiderPosition.STATION or not moves:
         at = (station.lat, station.lon) if basis == HiderPosition.STATION else still
-        assert view.remaining.buffer(1e-7).covers(shapely.Point(at[1], at[0]))
+        assert _kept(view.remaining, at)
     again = seeker_map(index, clues, ZONE_M, basis)
     assert again.candidates == view.candidates
     # From scratch the cheap clues go first: the same area, its vertices not byte for byte.
@@ -345,6 +365,7 @@ GAMES = settings(max_examples=40, deadline=None,
 @GAMES
 @given(seed=st.integers(0, 2**32 - 1), basis=st.sampled_from(HiderPosition),
        moves=st.booleans())
+@example(seed=428, basis=HiderPosition.STATION, moves=False)  # a street "no" 9 cm from a tie
 def test_truthful_games_on_stillwater_never_lose_the_hider(
     stillwater: MapIndex, seed: int, basis: HiderPosition, moves: bool
 ) -> None:
