@@ -392,6 +392,15 @@ class Conversation:
         return ran
 
     @property
+    def draws_pictures(self) -> bool:
+        """Whether its channel shows pictures (else a seekers' map is only its caption)."""
+        return self.services.draws_pictures
+
+    @draws_pictures.setter
+    def draws_pictures(self, value: bool) -> None:
+        self.services.draws_pictures = value
+
+    @property
     def pictures_queued(self) -> bool:
         """Whether a picture job may wait (queued here, or a tick came: another process
         may have queued one)."""

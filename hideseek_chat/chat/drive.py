@@ -121,7 +121,7 @@ class Driver:
         self.conversation = conversation
         self.channel = channel
         # A PNG nobody can see is not worth drawing (the console, SMS).
-        conversation.services.draws_pictures = channel.capabilities.pictures
+        conversation.draws_pictures = channel.capabilities.pictures
         self.clock = clock
         self.drain_limit = drain_limit
         self.jobs_inline = jobs_inline

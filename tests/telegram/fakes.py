@@ -212,6 +212,7 @@ class FakeConversation:
     #: no map jobs here (the drive loop starts none), nor pictures to draw
     has_map_jobs: bool = False
     pictures_queued: bool = False
+    draws_pictures: bool = True
 
     def named(self, bot_name: str) -> FakeConversation:
         """The factory the adapter calls with the bot's username."""
