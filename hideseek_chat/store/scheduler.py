@@ -63,8 +63,9 @@ def _fire_all(ruleset: Ruleset, state: GameState, now: datetime) -> list[_Step]:
 
 #: Claims tried in one ``fire_next`` when another process fired the claimed deadline first.
 CLAIM_TRIES = 5
-#: Games whose due timers one transaction fires (their rows loaded and written together).
-BATCH = 50
+#: Games whose due timers one transaction fires (their rows loaded and written together):
+#: small enough that a live edit waiting for the SQLite write lock waits one short batch.
+BATCH = 10
 
 
 class _FiredElsewhere(Exception):
