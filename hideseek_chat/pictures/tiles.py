@@ -236,11 +236,12 @@ class TileClient:
             self._back_off(DEFAULT_BACKOFF_S, url, f"server error ({response.status_code})")
             return None
         if response.status_code != 200:
-            log.info("tile %s/%s/%s: status %s", z, x, y, response.status_code)
+            # Never the tile's z/x/y: a zone picture's tiles say where the hider is.
+            log.info("a tile from %s: status %s", urlsplit(url).hostname, response.status_code)
             return None
         image = _decode(response.content)
         if image is None:
-            log.info("tile %s/%s/%s: not an image", z, x, y)
+            log.info("a tile from %s: not an image", urlsplit(url).hostname)
             return None
         keep_s = cache_seconds(response.headers, self._now())
         self._store(z, x, y, response.content, keep_s)

@@ -3,6 +3,7 @@ week, keeps to its rate cap, stops on 429/5xx/timeouts, and never raises for a b
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -172,12 +173,19 @@ def test_an_unreachable_server_gives_no_tile(clock: FakeClock, tmp_path: Path) -
     ],
 )
 def test_a_malformed_body_gives_no_tile_and_is_not_cached(
-    server: FakeTiles, clock: FakeClock, tmp_path: Path, reply: Reply
+    server: FakeTiles,
+    clock: FakeClock,
+    tmp_path: Path,
+    reply: Reply,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     server.script(reply)
     tiles = client(server, clock, tmp_path)
-    assert tiles.tile(4, 1, 1) is None
-    assert tiles.tile(4, 1, 1) is not None  # asked again: nothing bad was kept
+    with caplog.at_level(logging.DEBUG, logger="hideseek_chat.pictures.tiles"):
+        assert tiles.tile(4, 13, 7) is None
+    assert caplog.records  # said, but never where: a zone's tiles would place the hider
+    assert "13" not in caplog.text and "/7" not in caplog.text
+    assert tiles.tile(4, 13, 7) is not None  # asked again: nothing bad was kept
     assert len(server.requests) == 2
 
 
