@@ -12,9 +12,10 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
+from hideseek_chat.store.jobclaim import claimed_rows
 from hideseek_chat.store.models import (
     ChatRow,
     MapJobKind,
@@ -176,36 +177,9 @@ class MapJobs:
         to make the claim visible); None when there is none. A job running since before
         ``now - stale`` is claimable again; one claimed ``MAX_ATTEMPTS`` times fails, and
         is handed to ``gave_up`` (in this transaction: to tell its group)."""
-        claimable = or_(
-            MapJobRow.status == MapJobStatus.QUEUED,
-            and_(MapJobRow.status == MapJobStatus.RUNNING, MapJobRow.claimed_at < now - stale),
-        )
-        for _ in range(10):  # another process may win a row: try the next one
-            job_id = self.session.scalar(
-                select(MapJobRow.id)
-                .where(claimable)
-                .order_by(MapJobRow.id)
-                .limit(1)
-                .with_for_update(skip_locked=True)
-            )
-            if job_id is None:
-                return None
-            claimed = self.session.execute(
-                update(MapJobRow)
-                .where(MapJobRow.id == job_id, claimable)
-                .values(
-                    status=MapJobStatus.RUNNING,
-                    claimed_at=now,
-                    attempts=MapJobRow.attempts + 1,
-                )
-                .execution_options(synchronize_session=False)
-            )
-            if claimed.rowcount != 1:  # type: ignore[attr-defined]
-                continue
-            row = self.session.get(MapJobRow, job_id, populate_existing=True)
-            assert row is not None
+        for row in claimed_rows(self.session, MapJobRow, now, stale):
             if row.attempts > MAX_ATTEMPTS:
-                self.finish(job_id, now, error_key="map.gave_up")
+                self.finish(row.id, now, error_key="map.gave_up")
                 if gave_up is not None:
                     gave_up(_job(row))
                 continue

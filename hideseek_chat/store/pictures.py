@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
+from hideseek_chat.store.jobclaim import claimed_rows
 from hideseek_chat.store.models import MapJobStatus, PictureJobRow, PictureKind
 
 #: A job claimed this often without finishing is given up (it failed every time).
@@ -91,39 +92,9 @@ class PictureJobs:
         """Move the oldest claimable job to running for this caller and return it (commit
         to make the claim visible); None when there is none. One left running since before
         ``now - stale`` is claimable again; one claimed ``MAX_ATTEMPTS`` times fails."""
-        claimable = or_(
-            PictureJobRow.status == MapJobStatus.QUEUED,
-            and_(
-                PictureJobRow.status == MapJobStatus.RUNNING,
-                PictureJobRow.claimed_at < now - stale,
-            ),
-        )
-        for _ in range(10):  # another process may win a row: try the next one
-            job_id = self.session.scalar(
-                select(PictureJobRow.id)
-                .where(claimable)
-                .order_by(PictureJobRow.id)
-                .limit(1)
-                .with_for_update(skip_locked=True)
-            )
-            if job_id is None:
-                return None
-            claimed = self.session.execute(
-                update(PictureJobRow)
-                .where(PictureJobRow.id == job_id, claimable)
-                .values(
-                    status=MapJobStatus.RUNNING,
-                    claimed_at=now,
-                    attempts=PictureJobRow.attempts + 1,
-                )
-                .execution_options(synchronize_session=False)
-            )
-            if claimed.rowcount != 1:  # type: ignore[attr-defined]
-                continue
-            row = self.session.get(PictureJobRow, job_id, populate_existing=True)
-            assert row is not None
+        for row in claimed_rows(self.session, PictureJobRow, now, stale):
             if row.attempts > MAX_ATTEMPTS:
-                self.finish(job_id, now, error_key="picture.gave_up")
+                self.finish(row.id, now, error_key="picture.gave_up")
                 continue
             return _job(row)
         return None
