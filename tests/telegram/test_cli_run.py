@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +19,7 @@ from hideseek_chat.config import Config, ConfigError
 from hideseek_chat.telegram import runner
 from tests.telegram.factories import GROUP, TOKEN, make_command
 from tests.telegram.fakes import RecordingRequest
+from tests.telegram.processes import free_port
 
 
 @pytest.fixture
@@ -172,3 +178,46 @@ async def test_the_real_conversation_answers_through_the_bot(
         await app.telegram.shutdown()
     finally:
         app.engine.dispose()
+
+
+def test_run_without_telegram_retries_one_line_a_failure_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    """The real command in a process of its own, against a port where nothing listens."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIDESEEK_", "TELEGRAM_"))}
+    env.update(
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_BASE_URL=f"http://127.0.0.1:{free_port()}/bot",
+        HIDESEEK_DATA_DIR=str(tmp_path),
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+    )
+    env.pop("DATABASE_URL", None)
+    log = tmp_path / "bot.log"
+    with log.open("wb") as out:
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "hideseek_chat", "run"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while log.read_text(encoding="utf-8").count("reaching Telegram failed") < 2:
+            assert bot.poll() is None, log.read_text(encoding="utf-8")
+            assert time.monotonic() < deadline, "no retry within a minute"
+            time.sleep(0.05)
+        bot.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        assert bot.wait(timeout=15) == 0
+        # Promptly: the backoff's wait ends on the signal, not when its delay is over.
+        assert time.monotonic() - stopped < 10
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    text = log.read_text(encoding="utf-8")
+    failures = [line for line in text.splitlines() if "reaching Telegram failed" in line]
+    assert len(failures) >= 2
+    assert all("trying again in" in line for line in failures)
+    assert "Traceback" not in text and TOKEN not in text
+    assert (tmp_path / "hideseek.sqlite3").is_file()  # it migrated, then waited for Telegram
