@@ -7,6 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from hideseek_chat.cli_data import add_data_commands
 from hideseek_chat.cli_maps import MapCommandError, add_map_commands
 from hideseek_chat.config import Config, ConfigError
 from hideseek_chat.rules.ruleset import (
@@ -229,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, help="deals the deck (default: the script's, or 1)")
     simulate.set_defaults(handler=_simulate)
     add_map_commands(commands)
+    add_data_commands(commands)
     return parser
 
 
