@@ -56,13 +56,14 @@ def _erase(args: argparse.Namespace, config: Config) -> int:
 
     with _store(config) as uow_factory:
         erasure = delete_player_data(uow_factory, args.user)
-    if not (erasure.players or erasure.botnet_seats):
+    if not (erasure.players or erasure.botnet_seats or erasure.people):
         print(f"nothing is stored about {args.user}")
         return 0
     print(
         f"erased {args.user}: {erasure.players} game membership(s) made nameless, "
         f"{erasure.pings} location ping(s) deleted, {erasure.events} event(s) and "
-        f"{erasure.messages} message(s) struck, {erasure.botnet_seats} botnet seat(s)"
+        f"{erasure.messages} message(s) struck, {erasure.botnet_seats} botnet seat(s), "
+        f"{erasure.people} contact record(s) deleted"
     )
     return 0
 
