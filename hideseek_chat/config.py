@@ -196,8 +196,8 @@ _ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
 def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment over the settings of the ``.env`` file (when there is one)."""
     environ = os.environ if environ is None else environ
-    path = Path(environ.get("HIDESEEK_ENV_FILE", "").strip() or ENV_FILE)
-    named = "HIDESEEK_ENV_FILE" in environ
+    named = environ.get("HIDESEEK_ENV_FILE", "").strip()
+    path = Path(named or ENV_FILE)
     if not path.is_file():
         if named:
             raise ConfigError(f"HIDESEEK_ENV_FILE names {str(path)!r}, which is not a file.")

@@ -51,9 +51,14 @@ def test_dotenv_in_the_working_directory_is_read_by_default(
     assert Config.from_env().port == 9124
 
 
-def test_a_named_env_file_must_exist(tmp_path: Path) -> None:
+def test_a_named_env_file_must_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError, match="HIDESEEK_ENV_FILE"):
         environment({"HIDESEEK_ENV_FILE": str(tmp_path / "missing.env")})
+    monkeypatch.chdir(tmp_path)
+    assert environment({"HIDESEEK_ENV_FILE": " ", "PORT": "1"}) == {
+        "HIDESEEK_ENV_FILE": " ",
+        "PORT": "1",
+    }
 
 
 def test_a_malformed_line_is_named_without_echoing_it(tmp_path: Path) -> None:

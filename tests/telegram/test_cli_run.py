@@ -197,6 +197,7 @@ def test_run_without_telegram_retries_one_line_a_failure_and_stops_on_sigterm(
         bot = subprocess.Popen(
             [sys.executable, "-m", "hideseek_chat", "run"],
             env=env,
+            cwd=tmp_path,  # no .env of the checkout
             stdout=out,
             stderr=subprocess.STDOUT,
         )
