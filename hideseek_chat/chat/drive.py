@@ -26,6 +26,7 @@ batches of ``TICK_BATCH``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 import uuid
@@ -48,7 +49,10 @@ from hideseek_chat.chat.model import (
     SendFile,
     SendText,
 )
+from hideseek_chat.logs import who
 from hideseek_chat.store.writers import in_background
+
+log = logging.getLogger(__name__)
 
 #: Deliveries taken from the outbox per drain.
 DRAIN_LIMIT = 50
@@ -181,7 +185,16 @@ class Driver:
             # Every press is answered, or the person's app shows a spinner for a while.
             replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
         await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
-        metrics.update_handled(kind_of(msg), time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        metrics.update_handled(kind_of(msg), seconds)
+        log.debug(
+            "%s from %s in %s handled in %.0f ms: %d replies",
+            kind_of(msg),
+            who(msg.sender.ref),
+            who(msg.chat),
+            seconds * 1000,
+            len(replies),
+        )
         if (self._ticking or self._flushing) and self.background is not None:
             # Timers are being fired or their news sent page after page: the outbox waits
             # behind them, the chat's next update need not.
