@@ -7,27 +7,11 @@ import io
 import json
 import logging
 import re
-from collections.abc import Iterator
 
 import pytest
 from telegram.error import NetworkError, TimedOut
 
 from hideseek_chat import logs
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    """Put the root logger and the quiet libraries back as they were."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    levels = {name: logging.getLogger(name).level for name in logs.QUIET}
-    yield
-    for handler in list(root.handlers):
-        if handler not in handlers:
-            root.removeHandler(handler)
-    root.setLevel(level)
-    for name, old in levels.items():
-        logging.getLogger(name).setLevel(old)
 
 
 def test_who_is_a_short_stable_hash_never_the_id() -> None:

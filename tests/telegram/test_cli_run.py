@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import httpx
 import pytest
 
 from hideseek_chat import app as app_module
-from hideseek_chat import logs
 from hideseek_chat.cli import main
 from hideseek_chat.config import Config, ConfigError
 from hideseek_chat.telegram import runner
@@ -26,18 +24,8 @@ from tests.telegram.processes import PATIENCE, free_port, wait_until
 
 
 @pytest.fixture(autouse=True)
-def restore_logging() -> Iterator[None]:
-    """``run`` and ``webhook`` set up logging for the process: undo it after each test."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    quiet = {name: logging.getLogger(name).level for name in logs.QUIET}
-    yield
-    for handler in list(root.handlers):
-        if handler not in handlers:
-            root.removeHandler(handler)
-    root.setLevel(level)
-    for name, old in quiet.items():
-        logging.getLogger(name).setLevel(old)
+def _logging_restored(restore_logging: None) -> None:
+    """``run`` and ``webhook`` set up logging for the process: undone after each test."""
 
 
 @pytest.fixture

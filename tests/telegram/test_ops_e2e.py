@@ -5,9 +5,8 @@ coordinate, player name, station or update body, and the metrics count what happ
 from __future__ import annotations
 
 import io
-import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy import Engine
@@ -24,28 +23,11 @@ UPDATE_BODY = re.compile(r"update_id|first_name|\"chat\"|'chat'|latitude|longitu
 
 
 @pytest.fixture
-def captured() -> Iterator[io.StringIO]:
-    """The bot's logging set-up at DEBUG, written to a string; the old set-up put back."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    quiet = {name: logging.getLogger(name).level for name in logs.QUIET}
+def captured(restore_logging: None) -> io.StringIO:
+    """The bot's logging set-up at DEBUG, written to a string."""
     stream = io.StringIO()
     logs.setup({}, stream=stream, level="DEBUG")
-    yield stream
-    for handler in list(root.handlers):
-        if handler not in handlers:
-            root.removeHandler(handler)
-    root.setLevel(level)
-    for name, old in quiet.items():
-        logging.getLogger(name).setLevel(old)
-
-
-@pytest.fixture
-def fresh_metrics() -> Iterator[metrics.Metrics]:
-    fresh = metrics.Metrics()
-    previous = metrics.install(fresh)
-    yield fresh
-    metrics.install(previous)
+    return stream
 
 
 @pytest.fixture

@@ -51,14 +51,6 @@ def migrated(database_url: str) -> Iterator[Engine]:
     engine.dispose()
 
 
-@pytest.fixture
-def fresh_metrics() -> Iterator[metrics.Metrics]:
-    fresh = metrics.Metrics()
-    previous = metrics.install(fresh)
-    yield fresh
-    metrics.install(previous)
-
-
 def first_revision() -> str:
     """The oldest migration: a database stopped there is behind."""
     script = ScriptDirectory.from_config(migrate.alembic_config("sqlite://"))
