@@ -259,3 +259,44 @@ def test_run_without_telegram_retries_serves_health_and_stops_on_sigterm(
     assert all(line.startswith("{") for line in text.splitlines()), text
     with pytest.raises(httpx.ConnectError):  # the web server stopped with it
         httpx.get(f"http://127.0.0.1:{web}/healthz", timeout=2)
+
+
+async def test_the_route_list_has_the_webhook_only_in_webhook_mode(tmp_path: Path) -> None:
+    config = Config(
+        telegram_token=TOKEN, data_dir=tmp_path, webhook_url="https://bot.example.org/tg/hook"
+    )
+    app = app_module.build(config, request=RecordingRequest())
+
+    async def receive(update: dict[str, Any]) -> None:
+        raise AssertionError("not called")
+
+    try:
+        webhook = app_module.webhook_settings(config)
+        paths = [getattr(r, "path", None) for r in app_module.web_routes(app, webhook, receive)]
+        assert paths == ["/tg/hook", "/healthz", "/readyz", "/metrics"]
+        polling = [getattr(r, "path", None) for r in app_module.web_routes(app)]
+        assert polling == ["/healthz", "/readyz", "/metrics"]
+        with pytest.raises(ValueError, match="receiver"):
+            app_module.web_routes(app, webhook)
+    finally:
+        app.engine.dispose()
+
+
+async def test_a_network_error_in_a_job_or_update_is_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from telegram.error import TimedOut
+
+    from hideseek_chat.telegram import bot as bot_module
+
+    class Context:
+        error: Exception = TimedOut()
+
+    with caplog.at_level(logging.WARNING, logger="hideseek_chat.telegram.bot"):
+        await bot_module._log_error(None, Context())  # type: ignore[arg-type]
+        Context.error = KeyError("a bug")
+        await bot_module._log_error(None, Context())  # type: ignore[arg-type]
+    network, bug = caplog.records
+    assert (network.levelname, network.exc_info) == ("WARNING", None)
+    assert network.getMessage() == "a job failed (TimedOut: Timed out)"
+    assert bug.levelname == "ERROR" and bug.exc_info is not None
