@@ -97,6 +97,7 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
         logs.setup()
     except logs.LogSettingsError as err:
         raise ConfigError(str(err)) from None
+    from sqlalchemy.exc import OperationalError
     from telegram.error import InvalidToken
 
     from hideseek_chat import app
@@ -110,6 +111,14 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
         raise ConfigError(
             "Telegram refused TELEGRAM_BOT_TOKEN; it was revoked or mistyped (see @BotFather)."
         ) from None
+    except OperationalError as err:  # the database is away at start: one line, no traceback
+        reason = logs.one_line(err.orig) if err.orig is not None else type(err).__name__
+        print(
+            f"hideseek-chat: the database {_safe_url(config.effective_database_url)} "
+            f"cannot be reached ({reason})",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

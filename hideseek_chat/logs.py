@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import IO
 
 #: Loggers that talk too much for an operator; kept at WARNING.
-QUIET = ("httpx", "httpcore", "telegram", "apscheduler", "uvicorn", "hpack", "PIL")
+QUIET = ("httpx", "httpcore", "telegram", "apscheduler", "uvicorn", "hpack", "PIL", "alembic")
 #: Exceptions (by class name, anywhere in their ancestry) that are an expected network
 #: failure: logged as one line, without a traceback.
 NETWORK_ERRORS = frozenset(

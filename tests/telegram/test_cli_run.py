@@ -300,3 +300,14 @@ async def test_a_network_error_in_a_job_or_update_is_one_line(
     assert (network.levelname, network.exc_info) == ("WARNING", None)
     assert network.getMessage() == "a job failed (TimedOut: Timed out)"
     assert bug.levelname == "ERROR" and bug.exc_info is not None
+
+
+def test_a_database_away_at_start_is_one_line(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    env.setenv("DATABASE_URL", f"postgresql://postgres:pa55word@127.0.0.1:{free_port()}/x")
+    assert main(["run"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be reached" in err, err
+    assert "pa55word" not in err and "Traceback" not in err
