@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
+from starlette.routing import BaseRoute
 from telegram.ext import ContextTypes
 from telegram.request import BaseRequest
 
@@ -46,7 +47,8 @@ from hideseek_chat.telegram.bot import (
     TelegramChannel,
     build_application,
 )
-from hideseek_chat.web.server import make_app, make_server, telegram_route
+from hideseek_chat.web.health import health_routes
+from hideseek_chat.web.server import Receive, make_app, make_server, telegram_route
 
 log = logging.getLogger(__name__)
 
@@ -217,29 +219,54 @@ def webhook_settings(config: Config) -> runner.Webhook:
 
 async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     """Run until SIGTERM or SIGINT, then stop cleanly: the updates in hand are finished,
-    no new timer or outbox entry is claimed."""
+    no new timer or outbox entry is claimed. Long polling serves the web server's routes
+    (health, metrics) too when a port is configured (``Config.serve_web``)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await runner.run(app.telegram, stop, webhook, serve=serve_webhook)
+    if webhook is not None or not app.config.serve_web:
+        await runner.run(app.telegram, stop, webhook, serve=partial(serve_webhook, app))
+        return
+    server = make_server(make_app(web_routes(app)), app.config.host, app.config.port)
+    serving = asyncio.ensure_future(server.serve())
+    try:
+        await runner.run(app.telegram, stop)
+    finally:
+        server.should_exit = True
+        await serving
+
+
+def web_routes(
+    app: App, webhook: runner.Webhook | None = None, receive: Receive | None = None
+) -> list[BaseRoute]:
+    """Every route of the web server: Telegram's webhook (``receive`` each update) when
+    ``webhook`` is given, and the operator's ``/healthz``, ``/readyz``, ``/metrics``."""
+    routes: list[BaseRoute] = []
+    if webhook is not None:
+        if receive is None:
+            raise ValueError("a webhook needs a receiver for its updates")
+        routes.append(telegram_route(webhook.path, webhook.secret, receive))
+    routes.extend(health_routes(app.engine))
+    return routes
 
 
 async def serve_webhook(
+    app: App,
     application: TelegramApp,
     channel: TelegramChannel,
     webhook: runner.Webhook,
     stop: asyncio.Event,
 ) -> None:
-    """Serve Telegram's webhook on the web server until ``stop`` is set, and tell Telegram
-    where it is."""
+    """Serve Telegram's webhook (and the other routes) on the web server until ``stop`` is
+    set, and tell Telegram where it is."""
     bot = application.bot
 
     async def receive(update: dict[str, Any]) -> None:
         await channel.receive(update, bot)
 
     server = make_server(
-        make_app([telegram_route(webhook.path, webhook.secret, receive)]),
+        make_app(web_routes(app, webhook, receive)),
         webhook.host,
         webhook.port,
     )
