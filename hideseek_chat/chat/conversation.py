@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -33,10 +34,13 @@ from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import (
     AnswerButton,
     ButtonIn,
+    ChatKind,
+    CommandIn,
     EditButtons,
     Inbound,
     Outbound,
     SendText,
+    Unpin,
 )
 from hideseek_chat.chat.painter import Painter
 from hideseek_chat.chat.texts import say
@@ -53,6 +57,9 @@ from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 #: A process sending a game's outbox holds it this long (renewed as it goes); one that died
 #: leaves it to the others after that.
 OUTBOX_LEASE = timedelta(seconds=60)
+#: How long (seconds) a group's game topic is taken from memory before it is read again: a
+#: game started through another process is sent to its topic after at most this long.
+TOPIC_MEMORY = 10.0
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,8 @@ class Conversation:
         self._news = 0
         self._pending = True
         self._quiet_checked_at: datetime | None = None
+        #: each group's game topic, with when it was read (``time.monotonic``)
+        self._topics: dict[str, tuple[str | None, float]] = {}
 
     @property
     def maybe_pending(self) -> bool:
@@ -176,6 +185,8 @@ class Conversation:
                 raise
         if turn.applied:
             self.maybe_pending = True
+        if isinstance(msg, CommandIn) and msg.kind == ChatKind.GROUP:
+            self._topics.pop(msg.chat, None)  # /newgame may have moved the game's topic
         return replies
 
     def settle(
@@ -315,7 +326,11 @@ class Conversation:
                     continue
                 fmt = services.formatter(uow, chat, loaded.state, now=now)
                 text = outbox.status(services, uow, loaded.id, loaded.state, fmt, now)
-            deliveries.append(Delivery(0, (SendText(chat, text=text, slot="status"),)))
+                over = loaded.state.phase == Phase.GAME_OVER
+            status: tuple[Outbound, ...] = (SendText(chat, text=text, slot="status"),)
+            if over:  # the final status: it need not stay on top
+                status = (*status, Unpin(chat, slot="status"))
+            deliveries.append(Delivery(0, status))
         return deliveries
 
     def delivered(self, delivery_id: int, now: datetime) -> None:
@@ -405,6 +420,19 @@ class Conversation:
         """Whether a picture job may wait (queued here, or a tick came: another process
         may have queued one)."""
         return self.services.pictures_queued
+
+    def topic_of(self, chat: str) -> str | None:
+        """The thread of group ``chat`` its game lives in (None: the main thread)."""
+        remembered = self._topics.get(chat)
+        clock = time.monotonic()
+        if remembered is not None and clock - remembered[1] < TOPIC_MEMORY:
+            return remembered[0]
+        with self.uow_factory() as uow:
+            topic = uow.chats.topic(chat)
+        if len(self._topics) > 4096:
+            self._topics.clear()
+        self._topics[chat] = (topic, clock)
+        return topic
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         """The channel's id of the message kept in ``slot`` of ``chat`` (see SendText.slot)."""

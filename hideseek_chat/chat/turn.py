@@ -365,6 +365,7 @@ class Turn:
             buttons=buttons,
             reply_to=self.msg.message_ref,
             private=self.is_private,
+            topic=self.msg.topic,  # in the topic it came from (None: the game's)
         )
 
     def to_group(self, text: str, buttons: tuple[tuple[Button, ...], ...] = ()) -> SendText:

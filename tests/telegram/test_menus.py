@@ -4,12 +4,14 @@ person's updates carry."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from hideseek_chat.chat.i18n import LANGUAGES
 from hideseek_chat.chat.model import CommandIn
 from hideseek_chat.chat.routes import Where, menu
+from hideseek_chat.telegram.runner import set_command_menus
 from tests.telegram.conftest import Harness
 from tests.telegram.factories import ALICE, make_command
 
@@ -20,8 +22,7 @@ def _scope(sent: dict[str, Any]) -> str:
 
 
 async def test_the_menu_is_set_for_every_shipped_language(harness: Harness) -> None:
-    assert harness.app.post_init is not None
-    await harness.app.post_init(harness.app)
+    await set_command_menus(harness.app.bot, asyncio.Event())
     menus = {
         (_scope(s), s.get("language_code")): s["commands"]
         for s in harness.api.sent("setMyCommands")
@@ -49,8 +50,7 @@ async def test_the_menu_is_set_for_every_shipped_language(harness: Harness) -> N
 
 async def test_one_failing_language_does_not_stop_the_others(harness: Harness) -> None:
     harness.api.fail("setMyCommands", 400, "Bad Request: bad command description")
-    assert harness.app.post_init is not None
-    await harness.app.post_init(harness.app)
+    await set_command_menus(harness.app.bot, asyncio.Event())
     assert len(harness.api.sent("setMyCommands")) == 2 * len(LANGUAGES)
 
 

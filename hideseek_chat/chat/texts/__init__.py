@@ -52,6 +52,7 @@ from hideseek_chat.chat.texts import (
     notices_game,
     notices_play,
     notices_zone,
+    presence,
     refusals,
     seekmap,
 )
@@ -207,6 +208,7 @@ _MODULES = (  # for their texts
     notices_game,
     notices_play,
     notices_zone,
+    presence,
     refusals,
     seekmap,
 )
