@@ -5,7 +5,6 @@ that lives in a forum topic, and the pinned status unpinned when the game ends."
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,9 +33,7 @@ async def test_newgame_says_when_the_bot_cannot_see_the_groups_locations(tg: Tel
     tg.api.bot_member = dict(PLAIN_MEMBER)  # privacy mode on (getMe) and no admin
     mark = tg.mark()
     await tg.send("Alice", "/newgame small metric")
-    assert calls(tg, "getChatMember", mark) == [
-        {"chat_id": GROUP, "user_id": BOT_USER["id"]}
-    ]
+    assert calls(tg, "getChatMember", mark) == [{"chat_id": GROUP, "user_id": BOT_USER["id"]}]
     said = tg.texts(since=mark)
     assert PRIVACY in said and "/setprivacy" in said and "admin" in said
     assert tg.state().players  # the game was made all the same
@@ -87,7 +84,9 @@ async def test_removed_from_the_group_the_game_is_paused_and_nothing_is_lost(
     await tg.begin()
     players = [p.name for p in tg.state().players]
     events = tg.events()
-    await tg.feed(make_membership(tg.bot, PLAIN_MEMBER, {**LEFT, "status": "kicked", "until_date": 0}))
+    await tg.feed(
+        make_membership(tg.bot, PLAIN_MEMBER, {**LEFT, "status": "kicked", "until_date": 0})
+    )
     state = tg.state()
     assert state.is_paused
     assert [p.name for p in state.players] == players and tg.events() == events + 1
@@ -163,8 +162,3 @@ def in_topic(tg: Telegram, name: str, text: str, topic: int) -> Any:
     return make_command(
         tg.bot, text, user=USERS[name], message_thread_id=topic, is_topic_message=True
     )
-
-
-def _text(params: dict[str, Any]) -> str:
-    markup = params.get("reply_markup")
-    return str(params.get("text", "")) + (json.dumps(markup) if markup else "")

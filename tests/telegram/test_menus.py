@@ -8,9 +8,12 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from hideseek_chat.chat.i18n import LANGUAGES
 from hideseek_chat.chat.model import CommandIn
 from hideseek_chat.chat.routes import Where, menu
+from hideseek_chat.telegram import runner
 from hideseek_chat.telegram.runner import set_command_menus
 from tests.telegram.conftest import Harness
 from tests.telegram.factories import ALICE, make_command
@@ -61,3 +64,15 @@ async def test_a_senders_app_language_comes_with_their_updates(harness: Harness)
     first, second = harness.conversation.inbound
     assert isinstance(first, CommandIn) and first.sender.language == "de-AT"
     assert second.sender.language is None
+
+
+async def test_a_menu_telegram_could_not_take_is_set_again_after_a_backoff(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner.random, "uniform", lambda low, high: 0.0)  # no real waiting
+    harness.api.fail("setMyCommands", 502, "Bad Gateway")
+    await set_command_menus(harness.app.bot, asyncio.Event())
+    sent = harness.api.sent("setMyCommands")
+    assert len(sent) == 2 * len(LANGUAGES) + 1
+    menus = {(_scope(s), s.get("language_code")) for s in sent}
+    assert len(menus) == 2 * len(LANGUAGES)  # the one that failed was set on the retry
