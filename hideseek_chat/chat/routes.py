@@ -327,7 +327,7 @@ def _dispatch(turn: Turn) -> list[Outbound]:
     msg = turn.msg
     if isinstance(msg, MembershipIn):
         return presence.membership(turn, msg)
-    away = presence.elsewhere(turn)
+    away = None if _beside_the_game(msg) else presence.elsewhere(turn)
     if away is not None:  # another topic than the game's
         return away
     if isinstance(msg, CommandIn):
@@ -349,6 +349,15 @@ def _dispatch(turn: Turn) -> list[Outbound]:
     if isinstance(msg, FileIn):
         return maps.upload(turn, msg)
     return []
+
+
+def _beside_the_game(msg: Inbound) -> bool:
+    """Whether ``msg`` is a command about no Hide+Seek game (/help, /language, the botnet's
+    moves): it works in any topic of a group."""
+    if not isinstance(msg, CommandIn):
+        return False
+    command = BY_NAME.get(msg.name)
+    return command is not None and not command.needs_game
 
 
 def _reads_as_pin(msg: TextIn) -> bool:

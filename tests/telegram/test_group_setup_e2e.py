@@ -124,6 +124,11 @@ async def test_a_game_started_in_a_forum_topic_lives_in_that_topic(tg: Telegram)
     await tg.send("Bob", "/join")  # the group's main thread is another topic too
     assert [p.name for p in tg.state().players] == ["Alice"]
 
+    mark = tg.mark()
+    await tg.feed(in_topic(tg, "Bob", "/help", 9))  # about no game: answered where asked
+    [help_text] = [c.params for c in tg.api.calls[mark:] if c.method == "sendMessage"]
+    assert help_text["message_thread_id"] == 9 and "/newgame" in help_text["text"]
+
     await tg.feed(in_topic(tg, "Bob", "/join", 7))
     await tg.feed(in_topic(tg, "Carol", "/join", 7))
     assert [p.name for p in tg.state().players] == ["Alice", "Bob", "Carol"]
