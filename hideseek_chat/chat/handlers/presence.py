@@ -51,7 +51,8 @@ def membership(turn: Turn, msg: MembershipIn) -> list[Outbound]:
         lines += ["", turn.say("chat.privacy_on")]
     replies: list[Outbound] = [_say(turn, "\n".join(lines))]
     if _running(turn) and open_pause(turn.state, PauseReason.GAME) is not None:
-        replies.append(_say(turn, turn.say("chat.paused_while_away")))
+        # where the game lives (its topic), not where the bot was added
+        replies.append(SendText(msg.chat, text=turn.say("chat.paused_while_away")))
     return replies
 
 
