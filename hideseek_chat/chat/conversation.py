@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -57,9 +56,6 @@ from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 #: A process sending a game's outbox holds it this long (renewed as it goes); one that died
 #: leaves it to the others after that.
 OUTBOX_LEASE = timedelta(seconds=60)
-#: How long (seconds) a group's game topic is taken from memory before it is read again: a
-#: game started through another process is sent to its topic after at most this long.
-TOPIC_MEMORY = 10.0
 
 
 @dataclass(frozen=True)
@@ -109,8 +105,6 @@ class Conversation:
         self._news = 0
         self._pending = True
         self._quiet_checked_at: datetime | None = None
-        #: each group's game topic, with when it was read (``time.monotonic``)
-        self._topics: dict[str, tuple[str | None, float]] = {}
 
     @property
     def maybe_pending(self) -> bool:
@@ -186,7 +180,7 @@ class Conversation:
         if turn.applied:
             self.maybe_pending = True
         if isinstance(msg, CommandIn) and msg.kind == ChatKind.GROUP:
-            self._topics.pop(msg.chat, None)  # /newgame may have moved the game's topic
+            self.services.topics.pop(msg.chat, None)  # /newgame may have moved the game's topic
         return replies
 
     def settle(
@@ -423,16 +417,11 @@ class Conversation:
 
     def topic_of(self, chat: str) -> str | None:
         """The thread of group ``chat`` its game lives in (None: the main thread)."""
-        remembered = self._topics.get(chat)
-        clock = time.monotonic()
-        if remembered is not None and clock - remembered[1] < TOPIC_MEMORY:
-            return remembered[0]
+        return self.services.topic_of(chat, lambda: self._read_topic(chat))
+
+    def _read_topic(self, chat: str) -> str | None:
         with self.uow_factory() as uow:
-            topic = uow.chats.topic(chat)
-        if len(self._topics) > 4096:
-            self._topics.clear()
-        self._topics[chat] = (topic, clock)
-        return topic
+            return uow.chats.topic(chat)
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         """The channel's id of the message kept in ``slot`` of ``chat`` (see SendText.slot)."""

@@ -103,7 +103,8 @@ def elsewhere(turn: Turn) -> list[Outbound] | None:
     msg = turn.msg
     if turn.is_private or isinstance(msg, LocationIn | ButtonIn | MembershipIn):
         return None
-    if turn.uow.chats.topic(msg.chat) == msg.topic:
+    chats = turn.uow.chats
+    if turn.services.topic_of(msg.chat, lambda: chats.topic(msg.chat)) == msg.topic:
         return None
     if not turn.has_game() or turn.state.phase == Phase.GAME_OVER:
         return None
