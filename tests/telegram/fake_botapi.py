@@ -83,6 +83,8 @@ class FakeBotApi:
     _message_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _server: ThreadingHTTPServer | None = None
     polls: int = 0
+    #: what ``getMe`` says of the bot (privacy mode off by default)
+    me: dict[str, Any] = field(default_factory=lambda: dict(BOT_USER))
     #: what ``getChatMember`` says of the bot (an admin allowed everything by default)
     bot_member: dict[str, Any] = field(default_factory=lambda: dict(ADMIN_MEMBER))
     base_url: str = ""  # set by ``start``
@@ -135,7 +137,7 @@ class FakeBotApi:
             self.calls.append(Sent(method, params))
             message_id = next(self._message_ids)
         if method == "getMe":
-            return BOT_USER
+            return self.me
         if method in SENDS or method == "editMessageText":
             chat_id = int(params.get("chat_id", 0))
             kind = "supergroup" if chat_id < 0 else "private"
