@@ -34,10 +34,13 @@ from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import (
     AnswerButton,
     ButtonIn,
+    ChatKind,
+    CommandIn,
     EditButtons,
     Inbound,
     Outbound,
     SendText,
+    Unpin,
 )
 from hideseek_chat.chat.painter import Painter
 from hideseek_chat.chat.texts import say
@@ -177,6 +180,8 @@ class Conversation:
                 raise
         if turn.applied:
             self.maybe_pending = True
+        if isinstance(msg, CommandIn) and msg.kind == ChatKind.GROUP:
+            self.services.topics.pop(msg.chat, None)  # /newgame may have moved the game's topic
         return replies
 
     def settle(
@@ -316,7 +321,11 @@ class Conversation:
                     continue
                 fmt = services.formatter(uow, chat, loaded.state, now=now)
                 text = outbox.status(services, uow, loaded.id, loaded.state, fmt, now)
-            deliveries.append(Delivery(0, (SendText(chat, text=text, slot="status"),)))
+                over = loaded.state.phase == Phase.GAME_OVER
+            status: tuple[Outbound, ...] = (SendText(chat, text=text, slot="status"),)
+            if over:  # the final status: it need not stay on top
+                status = (*status, Unpin(chat, slot="status"))
+            deliveries.append(Delivery(0, status))
         return deliveries
 
     def delivered(self, delivery_id: int, now: datetime) -> None:
@@ -407,6 +416,14 @@ class Conversation:
         """Whether a picture job may wait (queued here, or a tick came: another process
         may have queued one)."""
         return self.services.pictures_queued
+
+    def topic_of(self, chat: str) -> str | None:
+        """The thread of group ``chat`` its game lives in (None: the main thread)."""
+        return self.services.topic_of(chat, lambda: self._read_topic(chat))
+
+    def _read_topic(self, chat: str) -> str | None:
+        with self.uow_factory() as uow:
+            return uow.chats.topic(chat)
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         """The channel's id of the message kept in ``slot`` of ``chat`` (see SendText.slot)."""

@@ -48,6 +48,7 @@ from hideseek_chat.chat.model import (
     Outbound,
     SendFile,
     SendText,
+    Unpin,
 )
 from hideseek_chat.logs import who
 from hideseek_chat.store.writers import in_background
@@ -83,6 +84,8 @@ class Capabilities:
     #: a button that sends the presser's location (Button.share_location) in a private chat
     location_button: bool = True
     files: bool = True  # a document (SendFile) can be sent; else its ``fallback`` text
+    #: the group's status is pinned when sent, and unpinned when its game ends (``Unpin``)
+    pin_messages: bool = True
 
 
 class Channel(Protocol):
@@ -399,6 +402,8 @@ def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbo
     adapted: list[Outbound] = []
     for action in actions:
         if isinstance(action, DeleteMessage) and not capabilities.delete_messages:
+            continue
+        if isinstance(action, Unpin) and not capabilities.pin_messages:
             continue
         if isinstance(action, SendFile) and not capabilities.files:
             action = SendText(action.to, text=action.fallback, private=action.private)

@@ -19,6 +19,21 @@ class ChatKind(StrEnum):
 
 
 @dataclass(frozen=True)
+class BotRights:
+    """What the bot may see and do in a group, as its channel reports it (plain facts).
+
+    ``sees_all``: every message of the group reaches the bot (on Telegram: privacy mode
+    off, or the bot is an admin); without it, live locations and files sent in the group
+    are never seen. ``delete_messages``: a hider's location posted in the group can be
+    removed. ``pin_messages``: the game's status stays on top."""
+
+    sees_all: bool = True
+    admin: bool = False
+    delete_messages: bool = False
+    pin_messages: bool = False
+
+
+@dataclass(frozen=True)
 class Sender:
     ref: str  # "tg:42"
     name: str  # how the group knows them
@@ -38,6 +53,12 @@ class Inbound:
     message_ref: str | None = None  # the channel's id of the message, to delete or edit it
     #: a group's name on its channel, when it tells it (keyword-only: after a kind's fields)
     chat_title: str | None = field(default=None, kw_only=True)
+    #: the thread of a group it came from (a Telegram forum topic's id); None: the group's
+    #: main thread, or a channel without threads
+    topic: str | None = field(default=None, kw_only=True)
+    #: what the bot may do in the group, when the channel looked (``routes.wants_rights``);
+    #: None: not looked up
+    bot_rights: BotRights | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -97,6 +118,20 @@ class PhotoIn(Inbound):
     caption: str = ""
 
 
+class Membership(StrEnum):
+    """What happened to the bot's membership of a group."""
+
+    ADDED = "added"  # the bot was added to the group (or came back)
+    REMOVED = "removed"  # the bot was removed from the group, or the group is gone
+
+
+@dataclass(frozen=True)
+class MembershipIn(Inbound):
+    """The bot was added to or removed from the group ``chat``; ``sender`` did it."""
+
+    change: Membership = Membership.ADDED
+
+
 # ----- what the conversation wants done -----
 
 
@@ -145,6 +180,9 @@ class SendText(Outbound):
     #: a PNG that says what ``pre`` says: a channel that can show pictures sends it with
     #: ``text`` as its caption instead of ``pre``
     image: bytes | None = None
+    #: the thread of the group to send to, overriding the game's (``Conversation.topic_of``):
+    #: "" the group's main thread; None the thread the group's game lives in
+    topic: str | None = None
     #: the channel's id of a message of the bot in this chat (a menu whose button was
     #: pressed) to replace, text and buttons, instead of sending a new one; a channel that
     #: cannot edit, or a message that can no longer be edited, gets a new message
@@ -177,6 +215,14 @@ class EditButtons(Outbound):
 
     message_ref: str = ""
     buttons: tuple[tuple[Button, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class Unpin(Outbound):
+    """The message kept in ``slot`` (the game's status) is final: unpin it (the next game's
+    status is a message of its own). A channel that cannot pin leaves it out."""
+
+    slot: str = "status"
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from hideseek_chat.chat.handlers import (
     info,
     maps,
     pins,
+    presence,
     privacy,
     questions,
     seekmap,
@@ -37,7 +38,9 @@ from hideseek_chat.chat.model import (
     CommandIn,
     EditButtons,
     FileIn,
+    Inbound,
     LocationIn,
+    MembershipIn,
     Outbound,
     PhotoIn,
     TextIn,
@@ -316,8 +319,25 @@ def dispatch(turn: Turn) -> list[Outbound]:
         return games.which_game(turn, unclear)
 
 
+def wants_rights(msg: Inbound) -> bool:
+    """Whether the channel should tell the bot's rights in the group with ``msg``
+    (``Inbound.bot_rights``): a game or a round is about to start."""
+    starts_round = False
+    if isinstance(msg, ButtonIn):
+        try:
+            starts_round = decode(msg.data).verb == Verb.NEXT_ROUND
+        except ChatError:
+            starts_round = False
+    return presence.wants_rights(msg, starts_round)
+
+
 def _dispatch(turn: Turn) -> list[Outbound]:
     msg = turn.msg
+    if isinstance(msg, MembershipIn):
+        return presence.membership(turn, msg)
+    away = None if _beside_the_game(msg) else presence.elsewhere(turn)
+    if away is not None:  # another topic than the game's
+        return away
     if isinstance(msg, CommandIn):
         return _command(turn, msg)
     if isinstance(msg, ButtonIn):
@@ -337,6 +357,15 @@ def _dispatch(turn: Turn) -> list[Outbound]:
     if isinstance(msg, FileIn):
         return maps.upload(turn, msg)
     return []
+
+
+def _beside_the_game(msg: Inbound) -> bool:
+    """Whether ``msg`` is a command about no Hide+Seek game (/help, /language, the botnet's
+    moves): it works in any topic of a group."""
+    if not isinstance(msg, CommandIn):
+        return False
+    command = BY_NAME.get(msg.name)
+    return command is not None and not command.needs_game
 
 
 def _reads_as_pin(msg: TextIn) -> bool:

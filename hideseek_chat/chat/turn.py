@@ -43,6 +43,9 @@ from hideseek_chat.store.uow import RulesetLoader, fire_due, record_applied
 MAX_STATES = 2048
 #: Thermometer starts one process keeps in memory.
 MAX_STARTS = 4096
+#: Groups whose game topic one process keeps in memory, each for ``TOPIC_MEMORY`` seconds.
+MAX_TOPICS = 4096
+TOPIC_MEMORY = 10.0
 
 StateCache = LRU[int, tuple[int | None, GameState]]
 
@@ -83,6 +86,22 @@ class Services:
     #: the channel shows pictures (``drive.Capabilities.pictures``): without, a seekers' map
     #: is only its caption (the count, what was not applied) and a zone gets none
     draws_pictures: bool = True
+    #: each group's game topic with when it was read (``time.monotonic``): ``topic_of``
+    topics: dict[str, tuple[str | None, float]] = field(default_factory=dict)
+
+    def topic_of(self, chat: str, read: Callable[[], str | None]) -> str | None:
+        """The thread of group ``chat`` its game lives in (None: the main thread), from
+        memory when read less than ``TOPIC_MEMORY`` seconds ago: a game started through
+        another process is found in its topic after at most that long."""
+        clock = time.monotonic()
+        remembered = self.topics.get(chat)
+        if remembered is not None and clock - remembered[1] < TOPIC_MEMORY:
+            return remembered[0]
+        topic = read()  # the store's ``chats.topic``
+        if len(self.topics) >= MAX_TOPICS:
+            self.topics.clear()
+        self.topics[chat] = (topic, clock)
+        return topic
 
     def ruleset(self, state: GameState) -> Ruleset:
         return self.rulesets(state.ruleset)
@@ -365,6 +384,7 @@ class Turn:
             buttons=buttons,
             reply_to=self.msg.message_ref,
             private=self.is_private,
+            topic=self.msg.topic,  # in the topic it came from (None: the game's)
         )
 
     def to_group(self, text: str, buttons: tuple[tuple[Button, ...], ...] = ()) -> SendText:

@@ -37,7 +37,7 @@ from hideseek_chat.chat.model import (
 GROUP = "console:group"
 #: What the console can show: everything but pictures and a button that sends a location
 #: (a person at the table shares one with ``pin``).
-CAPABILITIES = Capabilities(pictures=False, location_button=False)
+CAPABILITIES = Capabilities(pictures=False, location_button=False, pin_messages=False)
 
 
 @dataclass

@@ -47,6 +47,7 @@ from hideseek_chat.rules.events import (
     GameBegun,
     GamePaused,
     GameResumed,
+    GroupLost,
     NextRoundStarted,
     PlayerJoined,
     PlayerLeft,
@@ -65,6 +66,7 @@ from hideseek_chat.rules.state import Deadline, DeadlineKind, GameState, Mode, P
 #: Events that may happen while the game is paused.
 ALLOWED_WHILE_PAUSED = (
     GameResumed,
+    GroupLost,
     PlayerLeft,
     GameAborted,
     DeadlineReached,
@@ -264,6 +266,12 @@ def _on_resume(
     return pausing.resume(s, _need(p), now)
 
 
+def _on_group_lost(
+    r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
+) -> list[Decision]:
+    return pausing.group_lost(s, now)
+
+
 def _on_zone(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:
     assert isinstance(e, ZoneFixed)
     return lifecycle.fix_zone(
@@ -373,6 +381,7 @@ _HANDLERS: dict[type[Event], Handler] = {
     GameAborted: _on_abort,
     GamePaused: _on_pause,
     GameResumed: _on_resume,
+    GroupLost: _on_group_lost,
     ZoneFixed: _on_zone,
     EndGameStarted: _on_end_game,
     CatchClaimed: _on_claim,

@@ -102,6 +102,12 @@ class GameResumed(Event):
     by: str
 
 
+@dataclass(frozen=True)
+class GroupLost(Event):
+    """The referee can no longer speak in the game's group (removed from it): the game is
+    paused until a player resumes it."""
+
+
 # ----- zones and positions (facts the geo layer established) -----
 
 

@@ -37,6 +37,19 @@ def pause(state: GameState, player: Player, now: datetime) -> list[Decision]:
     return [Notify(GROUP, "game.paused", {"by": player.name})]
 
 
+def group_lost(state: GameState, now: datetime) -> list[Decision]:
+    """Pause a running game whose group the referee lost; nothing to announce (nobody there
+    would read it). A game already paused by a player stays so."""
+    if state.phase in (Phase.SETUP, Phase.GAME_OVER):
+        return []
+    if open_pause(state, PauseReason.GAME) is not None:
+        return []
+    if not state.is_paused:
+        freeze_timers(state, now)
+    start_pause(state, PauseReason.GAME, now)
+    return []
+
+
 def resume(state: GameState, player: Player, now: datetime) -> list[Decision]:
     pause_ = open_pause(state, PauseReason.GAME)
     if pause_ is None:

@@ -166,6 +166,18 @@ class Chats:
             row.title = title
             self.session.flush()
 
+    def topic(self, chat_key: str) -> str | None:
+        """The thread of the group its current game lives in (None: the main thread)."""
+        return self.session.scalar(select(ChatRow.topic).where(ChatRow.key == chat_key))
+
+    def set_topic(self, chat_key: str, topic: str | None, now: datetime) -> None:
+        """Make ``topic`` the thread the group's game lives in (None: the main thread)."""
+        row = self.session.get(ChatRow, self._chat_id(chat_key, now))
+        assert row is not None
+        if row.topic != topic:
+            row.topic = topic
+            self.session.flush()
+
     def can_message(self, ref: str) -> bool:
         row = self.session.get(PersonRow, ref)
         return bool(row and row.private_ok)
@@ -219,6 +231,14 @@ class Chats:
         else:
             row.message_ref = message_ref
         self.session.flush()
+
+    def forget_message_ref(self, chat_key: str, slot: str) -> None:
+        """Let the message kept in ``slot`` go: the next one is sent anew."""
+        chat_id = self._existing_chat_id(chat_key)
+        row = None if chat_id is None else self.session.get(ChatMessageRow, (chat_id, slot))
+        if row is not None:
+            self.session.delete(row)
+            self.session.flush()
 
     # ----- hiding spots -----
 

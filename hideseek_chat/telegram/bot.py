@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeAlias
 
@@ -26,7 +27,6 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
-from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -44,12 +44,20 @@ from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities, Driver, background_pool
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
-from hideseek_chat.chat.model import AnswerButton, Outbound, SendText
+from hideseek_chat.chat.model import AnswerButton, BotRights, Inbound, Outbound, SendText
 from hideseek_chat.chat.pacing import Pacer
-from hideseek_chat.logs import is_network_error, one_line
+from hideseek_chat.logs import is_network_error, one_line, who
 from hideseek_chat.store.inbox import Stored
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.telegram.convert import MAX_DOWNLOAD_BYTES, key, telegram_id, to_inbound
+from hideseek_chat.telegram.convert import (
+    MAX_DOWNLOAD_BYTES,
+    is_present,
+    is_whole,
+    key,
+    rights_of,
+    telegram_id,
+    to_inbound,
+)
 from hideseek_chat.telegram.limits import PacingLimiter
 from hideseek_chat.telegram.send import STATUS_SLOT, perform
 
@@ -70,7 +78,12 @@ TICK_SECONDS = 2.0
 #: Rate-limited calls are retried this often after Telegram's flood control answers.
 FLOOD_RETRIES = 3
 #: Only these updates are asked for (long polling and the webhook alike).
-ALLOWED_UPDATES = (Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY)
+ALLOWED_UPDATES = (
+    Update.MESSAGE,
+    Update.EDITED_MESSAGE,
+    Update.CALLBACK_QUERY,
+    Update.MY_CHAT_MEMBER,  # the bot added to a group, removed, promoted or demoted
+)
 #: What Telegram can do with the conversation's actions.
 CAPABILITIES = Capabilities()
 #: Threads the updates' store calls of one process run in.
@@ -125,6 +138,9 @@ class TelegramChannel:
         self._held: dict[str, SendText] = {}
         #: stored updates handed to a lane and not yet done (not handed out twice)
         self._in_lanes: set[str] = set()
+        #: the bot's rights per group, as Telegram last told them (membership updates and
+        #: ``getChatMember``); the fallback when ``getChatMember`` fails
+        self.rights: dict[str, BotRights] = {}
 
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
@@ -187,9 +203,23 @@ class TelegramChannel:
         driver = self.driver(bot)
         now = self._clock.now()
         started = time.perf_counter()
+        reads_all = bool(bot.can_read_all_group_messages)
         inbound = await to_inbound(
-            update, bot_username=bot.username, now=now, max_download=self._max_download
+            update,
+            bot_username=bot.username,
+            now=now,
+            max_download=self._max_download,
+            reads_all=reads_all,
         )
+        change = update.my_chat_member
+        if change is not None and is_whole(change):  # added, removed, promoted, demoted
+            chat = key(change.chat.id)
+            if is_present(change.new_chat_member):
+                self.rights[chat] = rights_of(change.new_chat_member, reads_all)
+            else:
+                self.rights.pop(chat, None)
+        elif inbound is not None and routes.wants_rights(inbound):
+            inbound = await self._with_rights(inbound, bot)
         if inbound is not None:
             if payload is None:
                 payload = json.dumps(update.to_dict(), default=str)
@@ -206,6 +236,19 @@ class TelegramChannel:
             await self.perform([AnswerButton(key(query.from_user.id), press_ref=query.id)], now)
         metrics.update_handled("other", time.perf_counter() - started)
         await driver.drain()
+
+    async def _with_rights(self, inbound: Inbound, bot: Bot) -> Inbound:
+        """``inbound`` with the bot's rights in its group, asked of Telegram now (a game or
+        a round is starting), else as last known."""
+        chat = inbound.chat
+        try:
+            member = await bot.get_chat_member(telegram_id(chat), bot.id)
+        except Exception as err:  # the rights are a courtesy: the game goes on without
+            log.info("could not read the bot's rights in %s (%s)", who(chat), type(err).__name__)
+        else:
+            self.rights[chat] = rights_of(member, bool(bot.can_read_all_group_messages))
+        rights = self.rights.get(chat)
+        return inbound if rights is None else replace(inbound, bot_rights=rights)
 
     # ------------------------------------------------------------------ raw updates
 
@@ -372,19 +415,31 @@ def command_menu(language: str, where: routes.Where) -> list[BotCommand]:
     return [BotCommand(name, fmt.t(description)) for name, description in routes.menu(where)]
 
 
-async def _set_commands(application: TelegramApp) -> None:
-    """A menu for groups and one for private chats: in English for everyone, and in each
-    shipped language for apps set to it."""
-    for where, scope in MENU_SCOPES:
-        for language in LANGUAGES:
-            code = None if language == "en" else language
-            try:
-                await application.bot.set_my_commands(
-                    command_menu(language, where), scope=scope, language_code=code
-                )
-            except TelegramError as err:  # the bot still works without a command menu
-                log.warning("could not set the %s command list (%s): %s", where, language, err)
-    log.info("running as @%s", application.bot.username)
+def command_menus() -> list[tuple[BotCommandScope, str | None, list[BotCommand]]]:
+    """Every command menu to set: one for groups and one for private chats, in English for
+    everyone (no language code) and in each shipped language for apps set to it."""
+    return [
+        (scope, None if language == "en" else language, command_menu(language, where))
+        for where, scope in MENU_SCOPES
+        for language in LANGUAGES
+    ]
+
+
+#: What the start-up log says when the bot cannot read a group's messages.
+PRIVACY_WARNING = (
+    "privacy mode is on: in groups where the bot is not an admin, players' live locations "
+    "and files never reach it; fix: BotFather /setprivacy -> Disable (then re-add the bot "
+    "to its groups), or make the bot an admin of each group"
+)
+
+
+def check_privacy(bot: Bot) -> bool:
+    """Log one warning when the bot cannot read all group messages (``getMe``); return
+    whether it can."""
+    if bot.can_read_all_group_messages:
+        return True
+    log.warning(PRIVACY_WARNING)
+    return False
 
 
 async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -440,7 +495,6 @@ def build_application(
         .token(token)
         .rate_limiter(limiter)
         .updater(None)  # the poller and the webhook are ours (``telegram.runner``)
-        .post_init(_set_commands)
         .post_shutdown(_close_channel)
     )
     if base_url:

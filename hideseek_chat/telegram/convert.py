@@ -12,17 +12,33 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from telegram import Chat, Document, Location, Message, MessageEntity, Update, User
-from telegram.constants import ChatType
+from telegram import (
+    Chat,
+    ChatMember,
+    ChatMemberAdministrator,
+    ChatMemberOwner,
+    ChatMemberUpdated,
+    Document,
+    Location,
+    MaybeInaccessibleMessage,
+    Message,
+    MessageEntity,
+    Update,
+    User,
+)
+from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
 from hideseek_chat.chat.model import (
+    BotRights,
     ButtonIn,
     ChatKind,
     CommandIn,
     FileIn,
     Inbound,
     LocationIn,
+    Membership,
+    MembershipIn,
     PhotoIn,
     Sender,
     TextIn,
@@ -76,13 +92,17 @@ async def to_inbound(
     bot_username: str,
     now: datetime,
     max_download: int = MAX_DOWNLOAD_BYTES,
+    reads_all: bool = True,
 ) -> Inbound | None:
     """Convert ``update`` for the conversation; None when it is nothing the game reads.
 
     Documents are downloaded here (hence async) when their size is known and at most
-    ``max_download`` bytes.
+    ``max_download`` bytes. ``reads_all``: the bot's privacy mode is off (``getMe``'s
+    ``can_read_all_group_messages``), for the rights a membership change reports.
     """
     update_ref = key(update.update_id)
+    if update.my_chat_member is not None:
+        return membership(update.my_chat_member, update_ref, now, reads_all)
     if update.callback_query is not None:
         query = update.callback_query
         message = query.message
@@ -100,6 +120,7 @@ async def to_inbound(
             message_ref=str(message.message_id),
             data=query.data or "",
             press_ref=query.id,
+            topic=topic_of(message),
         )
     if update.edited_message is not None:
         edited = update.edited_message
@@ -149,7 +170,76 @@ def _common(message: Message, update_ref: str, now: datetime) -> dict[str, Any] 
         "update_id": update_ref,
         "message_ref": str(message.message_id),
         "chat_title": message.chat.title if kind == ChatKind.GROUP else None,
+        "topic": topic_of(message) if kind == ChatKind.GROUP else None,
     }
+
+
+def topic_of(message: MaybeInaccessibleMessage) -> str | None:
+    """The forum topic a group message belongs to (None: the group's main thread)."""
+    if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
+        return str(message.message_thread_id)
+    return None
+
+
+#: Member statuses of someone who is in the chat.
+PRESENT = frozenset(
+    {
+        ChatMemberStatus.OWNER,
+        ChatMemberStatus.ADMINISTRATOR,
+        ChatMemberStatus.MEMBER,
+        ChatMemberStatus.RESTRICTED,
+    }
+)
+
+
+def is_present(member: ChatMember) -> bool:
+    """Whether ``member`` is in the chat (a restricted member only while still in it)."""
+    if member.status == ChatMemberStatus.RESTRICTED:
+        return bool(getattr(member, "is_member", False))
+    return member.status in PRESENT
+
+
+def rights_of(member: ChatMember, reads_all: bool) -> BotRights:
+    """What the bot, as ``member`` of a group, may see and do there."""
+    admin = isinstance(member, ChatMemberAdministrator | ChatMemberOwner)
+    if isinstance(member, ChatMemberOwner):
+        delete = pin = True
+    elif isinstance(member, ChatMemberAdministrator):
+        delete = member.can_delete_messages
+        pin = bool(member.can_pin_messages)
+    else:
+        delete = pin = False
+    return BotRights(
+        sees_all=reads_all or admin, admin=admin, delete_messages=delete, pin_messages=pin
+    )
+
+
+def is_whole(change: ChatMemberUpdated) -> bool:
+    """Whether a membership update carries what it must (the chat, who, before and after)."""
+    parts = (change.chat, change.from_user, change.old_chat_member, change.new_chat_member)
+    return all(part is not None for part in parts) and change.chat.type is not None
+
+
+def membership(
+    change: ChatMemberUpdated, update_ref: str, now: datetime, reads_all: bool
+) -> MembershipIn | None:
+    """The bot added to a group or removed from it; None for a change of its rights (the
+    channel remembers them) and for chats the bot does not play in."""
+    if not is_whole(change) or chat_kind(change.chat) != ChatKind.GROUP:
+        return None
+    before, after = is_present(change.old_chat_member), is_present(change.new_chat_member)
+    if before == after:
+        return None
+    return MembershipIn(
+        chat=key(change.chat.id),
+        kind=ChatKind.GROUP,
+        sender=sender_of(change.from_user),
+        at=now,
+        update_id=update_ref,
+        change=Membership.ADDED if after else Membership.REMOVED,
+        chat_title=change.chat.title,
+        bot_rights=rights_of(change.new_chat_member, reads_all) if after else None,
+    )
 
 
 def _starts_with_command(message: Message) -> bool:

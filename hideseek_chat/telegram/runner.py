@@ -23,10 +23,11 @@ import random
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from telegram import Bot
-from telegram.error import InvalidToken, NetworkError, RetryAfter, TelegramError
+from telegram import Bot, BotCommand, BotCommandScope
+from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter, TelegramError
 from telegram.request import RequestData
 
 # The one parameter type RequestData takes; the library exports it from this module only.
@@ -39,6 +40,8 @@ from hideseek_chat.telegram.bot import (
     TelegramApp,
     TelegramChannel,
     channel_of,
+    check_privacy,
+    command_menus,
     lane_of,
 )
 from hideseek_chat.telegram.limits import retry_seconds
@@ -200,9 +203,12 @@ async def run(
     if stop.is_set():
         return
     bot = application.bot
+    log.info("running as @%s", bot.username)
+    check_privacy(bot)
     channel.driver(bot)
     await application.start()  # the job queue: timers and the outbox
     resumer = asyncio.ensure_future(_keep_resuming(channel, bot, stop))
+    menus = asyncio.ensure_future(set_command_menus(bot, stop))
     try:
         await channel.resume(bot)
         if webhook is None:
@@ -214,6 +220,7 @@ async def run(
         await _finish_in_hand(channel)
     finally:
         resumer.cancel()
+        menus.cancel()
         await application.stop()
         await application.shutdown()
 
@@ -240,6 +247,24 @@ async def _finish_in_hand(channel: TelegramChannel) -> None:
         await asyncio.wait_for(channel.lanes.join(), timeout=STOP_PATIENCE)
     except TimeoutError:
         log.warning("stopping with updates still in hand; the next start applies them")
+
+
+async def set_command_menus(bot: Bot, stop: asyncio.Event) -> None:
+    """Set the command menus (``bot.command_menus``), each retried with backoff while
+    Telegram cannot be reached; one Telegram refuses is logged and left out (the bot works
+    without it)."""
+    for scope, language, commands in command_menus():
+        call = partial(_set_menu, bot, scope, language, commands)
+        await call_until_stopped(stop, "setMyCommands", call)
+
+
+async def _set_menu(
+    bot: Bot, scope: BotCommandScope, language: str | None, commands: list[BotCommand]
+) -> None:
+    try:
+        await bot.set_my_commands(commands, scope=scope, language_code=language)
+    except BadRequest as err:  # nothing a retry fixes
+        log.warning("could not set a command menu (%s, %s): %s", scope.type, language, err)
 
 
 async def _keep_resuming(channel: TelegramChannel, bot: Bot, stop: asyncio.Event) -> None:

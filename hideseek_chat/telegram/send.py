@@ -36,6 +36,7 @@ from hideseek_chat.chat.model import (
     Outbound,
     SendFile,
     SendText,
+    Unpin,
 )
 from hideseek_chat.logs import who
 from hideseek_chat.telegram.convert import telegram_id
@@ -51,6 +52,8 @@ class ConversationPort(Protocol):
     def unreachable(self, ref: str, now: datetime) -> list[Outbound]: ...
 
     def status_ref(self, chat: str, slot: str = STATUS_SLOT) -> str | None: ...
+
+    def topic_of(self, chat: str) -> str | None: ...
 
     def remember_status(
         self, chat: str, message_ref: str, now: datetime, slot: str = STATUS_SLOT
@@ -117,7 +120,9 @@ async def _perform_one(
     if isinstance(action, SendText):
         await _send_text(bot, conversation, action, now)
     elif isinstance(action, SendFile):
-        await _send_file(bot, action)
+        await _send_file(bot, action, _thread(conversation, action))
+    elif isinstance(action, Unpin):
+        await _unpin(bot, conversation, action)
     elif isinstance(action, DeleteMessage):
         await _delete(bot, action)
     elif isinstance(action, EditButtons):
@@ -138,15 +143,16 @@ async def _send_text(
         log.warning("not sending an empty message to %s", who(action.to))
         return
     markup = keyboard(action.buttons, bot.username)
+    thread = _thread(conversation, action)
     try:
         if action.slot is not None:
-            await _send_status(bot, conversation, action, chat_id, markup, now)
+            await _send_status(bot, conversation, action, chat_id, markup, now, thread)
         elif action.edit_ref is not None and await _edit(bot, action, chat_id, markup):
             return
         else:
             # Telegram offers a location button in private chats only (user ids are > 0).
             located = location_keyboard(action.buttons) if chat_id > 0 else None
-            await _send_message(bot, action, chat_id, located or markup)
+            await _send_message(bot, action, chat_id, located or markup, thread)
     except (Forbidden, BadRequest) as err:
         private = action.private or chat_id > 0  # Telegram's user ids are positive
         if private and (isinstance(err, Forbidden) or "chat not found" in str(err).lower()):
@@ -154,7 +160,24 @@ async def _send_text(
         raise
 
 
-async def _send_file(bot: Bot, action: SendFile) -> None:
+def _thread(conversation: ConversationPort, action: SendText | SendFile) -> int | None:
+    """The forum topic of a group to send ``action`` to: its own ``topic``, else the one the
+    group's game lives in; None for the main thread and for private chats."""
+    chat_id = telegram_id(action.to)
+    if chat_id > 0:  # a person: private chats have no topics
+        return None
+    topic = action.topic if isinstance(action, SendText) else None
+    if topic is None:
+        topic = conversation.topic_of(action.to)
+    if not topic:
+        return None
+    try:
+        return int(topic)
+    except ValueError:
+        return None
+
+
+async def _send_file(bot: Bot, action: SendFile, thread: int | None) -> None:
     """A document with its caption (cut to what a caption may hold)."""
     caption, _ = _split(action.caption, MessageLimit.CAPTION_LENGTH)
     try:
@@ -162,6 +185,7 @@ async def _send_file(bot: Bot, action: SendFile) -> None:
             telegram_id(action.to),
             InputFile(action.content, filename=action.filename),
             caption=caption or None,
+            message_thread_id=thread,
         )
     except Forbidden as err:
         if action.private:
@@ -174,6 +198,7 @@ async def _send_message(
     action: SendText,
     chat_id: int,
     markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | None,
+    thread: int | None = None,
 ) -> None:
     reply = (
         ReplyParameters(message_id=int(action.reply_to), allow_sending_without_reply=True)
@@ -190,6 +215,7 @@ async def _send_message(
             caption=caption or None,
             reply_parameters=reply,
             reply_markup=None if text else markup,
+            message_thread_id=thread,
         )
         reply = None
     elif action.pre:
@@ -202,10 +228,17 @@ async def _send_message(
                 parse_mode=ParseMode.HTML,
                 reply_parameters=reply,
                 reply_markup=markup,
+                message_thread_id=thread,
             )
             return
-        await _send_message(bot, replace(action, pre=""), chat_id, None)
-        await bot.send_message(chat_id, block, parse_mode=ParseMode.HTML, reply_markup=markup)
+        await _send_message(bot, replace(action, pre=""), chat_id, None, thread)
+        await bot.send_message(
+            chat_id,
+            block,
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            message_thread_id=thread,
+        )
         return
     if action.photo_ref:
         caption, text = _split(text, MessageLimit.CAPTION_LENGTH)
@@ -215,13 +248,18 @@ async def _send_message(
             caption=caption or None,
             reply_parameters=reply,
             reply_markup=None if text else markup,
+            message_thread_id=thread,
         )
         reply = None
     chunks = _chunks(text, MessageLimit.MAX_TEXT_LENGTH)
     for i, chunk in enumerate(chunks):
         last = i == len(chunks) - 1
         await bot.send_message(
-            chat_id, chunk, reply_parameters=reply, reply_markup=markup if last else None
+            chat_id,
+            chunk,
+            reply_parameters=reply,
+            reply_markup=markup if last else None,
+            message_thread_id=thread,
         )
         reply = None
 
@@ -253,6 +291,7 @@ async def _send_status(
     chat_id: int,
     markup: InlineKeyboardMarkup | None,
     now: datetime,
+    thread: int | None = None,
 ) -> None:
     text, _ = _split(action.text, MessageLimit.MAX_TEXT_LENGTH)
     slot = action.slot or STATUS_SLOT
@@ -275,13 +314,24 @@ async def _send_status(
             log.info(gone, slot, ref, who(action.to), err)
     if action.transient:
         return  # progress of a message that is gone: the outcome will be sent anew
-    sent = await bot.send_message(chat_id, text, reply_markup=markup)
+    sent = await bot.send_message(chat_id, text, reply_markup=markup, message_thread_id=thread)
     if slot == STATUS_SLOT:
         try:
             await bot.pin_chat_message(chat_id, sent.message_id, disable_notification=True)
         except TelegramError as err:  # not an admin: the status still works, unpinned
             log.info("could not pin the status in %s: %s", who(action.to), err)
     conversation.remember_status(action.to, str(sent.message_id), now, slot)
+
+
+async def _unpin(bot: Bot, conversation: ConversationPort, action: Unpin) -> None:
+    """Unpin the message kept in the action's slot (the final status), if there is one."""
+    ref = conversation.status_ref(action.to, action.slot)
+    if ref is None:
+        return
+    try:
+        await bot.unpin_chat_message(telegram_id(action.to), message_id=int(ref))
+    except (BadRequest, Forbidden) as err:  # not an admin, or the message is gone
+        log.info("could not unpin message %s in %s: %s", ref, action.to, err)
 
 
 async def _delete(bot: Bot, action: DeleteMessage) -> None:

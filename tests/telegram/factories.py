@@ -169,3 +169,23 @@ def make_photo(
     if caption:
         fields["caption"] = caption
     return update(bot, message=message(**fields, **kwargs))
+
+
+def make_membership(
+    bot: Bot,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    *,
+    chat_id: int = GROUP,
+    user: dict[str, Any] | None = None,
+) -> Update:
+    """``my_chat_member``: the bot's membership of a group went from ``old`` to ``new``
+    (``ChatMember`` dicts such as ``{"status": "left", "user": ...}``)."""
+    change = {
+        "chat": chat(chat_id),
+        "from": user if user is not None else ALICE,
+        "date": int(SENT_AT.timestamp()),
+        "old_chat_member": old,
+        "new_chat_member": new,
+    }
+    return update(bot, my_chat_member=change)

@@ -39,6 +39,26 @@ BOT_USER = {
     "can_read_all_group_messages": True,
     "supports_inline_queries": False,
 }
+#: The bot as a group admin allowed everything the game uses.
+ADMIN_MEMBER: dict[str, Any] = {
+    "status": "administrator",
+    "user": BOT_USER,
+    "can_be_edited": False,
+    "is_anonymous": False,
+    "can_manage_chat": True,
+    "can_delete_messages": True,
+    "can_manage_video_chats": False,
+    "can_restrict_members": False,
+    "can_promote_members": False,
+    "can_change_info": False,
+    "can_invite_users": True,
+    "can_post_stories": False,
+    "can_edit_stories": False,
+    "can_delete_stories": False,
+    "can_pin_messages": True,
+}
+#: The bot as a plain member of a group (not an admin).
+PLAIN_MEMBER: dict[str, Any] = {"status": "member", "user": BOT_USER}
 SENDS = frozenset({"sendMessage", "sendPhoto", "sendDocument", "sendLocation"})
 
 
@@ -63,6 +83,10 @@ class FakeBotApi:
     _message_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _server: ThreadingHTTPServer | None = None
     polls: int = 0
+    #: what ``getMe`` says of the bot (privacy mode off by default)
+    me: dict[str, Any] = field(default_factory=lambda: dict(BOT_USER))
+    #: what ``getChatMember`` says of the bot (an admin allowed everything by default)
+    bot_member: dict[str, Any] = field(default_factory=lambda: dict(ADMIN_MEMBER))
     base_url: str = ""  # set by ``start``
 
     # ------------------------------------------------------------------ serving
@@ -113,7 +137,7 @@ class FakeBotApi:
             self.calls.append(Sent(method, params))
             message_id = next(self._message_ids)
         if method == "getMe":
-            return BOT_USER
+            return self.me
         if method in SENDS or method == "editMessageText":
             chat_id = int(params.get("chat_id", 0))
             kind = "supergroup" if chat_id < 0 else "private"
@@ -126,7 +150,7 @@ class FakeBotApi:
                 "text": str(params.get("text", "")),
             }
         if method == "getChatMember":
-            return {"status": "administrator", "user": BOT_USER, "can_be_edited": False}
+            return self.bot_member
         return True
 
     def _get_updates(self, params: dict[str, Any]) -> Any:

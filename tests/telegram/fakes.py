@@ -27,6 +27,27 @@ BOT_USER = {
     "supports_inline_queries": False,
 }
 
+#: The bot as a group admin allowed everything the game uses (``getChatMember``).
+ADMIN_MEMBER: dict[str, Any] = {
+    "status": "administrator",
+    "user": BOT_USER,
+    "can_be_edited": False,
+    "is_anonymous": False,
+    "can_manage_chat": True,
+    "can_delete_messages": True,
+    "can_manage_video_chats": False,
+    "can_restrict_members": False,
+    "can_promote_members": False,
+    "can_change_info": False,
+    "can_invite_users": True,
+    "can_post_stories": False,
+    "can_edit_stories": False,
+    "can_delete_stories": False,
+    "can_pin_messages": True,
+}
+#: The bot as a plain member of a group (not an admin).
+PLAIN_MEMBER: dict[str, Any] = {"status": "member", "user": BOT_USER}
+
 
 class VirtualTime:
     """Seconds that pass only when someone waits: the send limits' clock in tests, so that
@@ -81,6 +102,8 @@ class RecordingRequest(BaseRequest):
         self.files: dict[str, bytes] = {}
         self._failures: dict[str, list[tuple[int, str, int | None]]] = {}
         self._message_ids = itertools.count(9000)
+        #: what ``getChatMember`` says of the bot: an admin with every right by default
+        self.bot_member: dict[str, Any] = dict(ADMIN_MEMBER)
 
     @property
     def read_timeout(self) -> float | None:
@@ -181,7 +204,11 @@ class RecordingRequest(BaseRequest):
     def _answer_true(self, params: dict[str, Any]) -> Any:
         return True
 
+    def _answer_getChatMember(self, params: dict[str, Any]) -> Any:
+        return self.bot_member
+
     _answer_pinChatMessage = _answer_true
+    _answer_unpinChatMessage = _answer_true
     _answer_deleteMessage = _answer_true
     _answer_answerCallbackQuery = _answer_true
     _answer_setMyCommands = _answer_true
@@ -204,6 +231,8 @@ class FakeConversation:
     outbox: list[Delivery] = field(default_factory=list)
     notices: list[Outbound] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)
+    #: the forum topic each group's game lives in (``topic_of``)
+    topics: dict[str, str] = field(default_factory=dict)
     inbound: list[Inbound] = field(default_factory=list)
     delivered_ids: list[int] = field(default_factory=list)
     ticks: list[datetime] = field(default_factory=list)
@@ -254,6 +283,9 @@ class FakeConversation:
 
     def status_ref(self, chat: str, slot: str = "status") -> str | None:
         return self.statuses.get(chat if slot == "status" else f"{chat} {slot}")
+
+    def topic_of(self, chat: str) -> str | None:
+        return self.topics.get(chat)
 
     def remember_status(
         self, chat: str, message_ref: str, now: datetime, slot: str = "status"

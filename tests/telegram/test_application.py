@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -11,6 +12,7 @@ from hideseek_chat.chat.model import SendText
 from hideseek_chat.chat.routes import Where, menu
 from hideseek_chat.telegram.bot import TICK_SECONDS, build_application
 from hideseek_chat.telegram.limits import PacingLimiter
+from hideseek_chat.telegram.runner import set_command_menus
 from tests.telegram.conftest import GAME_NOW, Harness
 from tests.telegram.factories import GROUP, TOKEN, make_command
 from tests.telegram.fakes import Delivery, FakeConversation, FixedClock, RecordingRequest
@@ -23,8 +25,7 @@ async def test_every_call_goes_through_the_rate_limiter(harness: Harness) -> Non
 async def test_the_command_menus_are_set_on_startup_one_per_kind_of_chat(
     harness: Harness,
 ) -> None:
-    assert harness.app.post_init is not None
-    await harness.app.post_init(harness.app)
+    await set_command_menus(harness.app.bot, asyncio.Event())
     english = {
         json.loads(s["scope"])["type"] if isinstance(s["scope"], str) else s["scope"]["type"]: [
             c["command"] for c in s["commands"]
@@ -89,8 +90,7 @@ async def test_the_command_menus_are_set_on_startup_one_per_kind_of_chat(
 
 async def test_a_failing_command_menu_does_not_stop_the_bot(harness: Harness) -> None:
     harness.api.fail("setMyCommands", 400, "Bad Request: bad command description")
-    assert harness.app.post_init is not None
-    await harness.app.post_init(harness.app)
+    await set_command_menus(harness.app.bot, asyncio.Event())
 
 
 async def test_the_tick_job_fires_timers_and_sends_their_announcements(harness: Harness) -> None:

@@ -4,12 +4,17 @@ person's updates carry."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
+
+import pytest
 
 from hideseek_chat.chat.i18n import LANGUAGES
 from hideseek_chat.chat.model import CommandIn
 from hideseek_chat.chat.routes import Where, menu
+from hideseek_chat.telegram import runner
+from hideseek_chat.telegram.runner import set_command_menus
 from tests.telegram.conftest import Harness
 from tests.telegram.factories import ALICE, make_command
 
@@ -20,8 +25,7 @@ def _scope(sent: dict[str, Any]) -> str:
 
 
 async def test_the_menu_is_set_for_every_shipped_language(harness: Harness) -> None:
-    assert harness.app.post_init is not None
-    await harness.app.post_init(harness.app)
+    await set_command_menus(harness.app.bot, asyncio.Event())
     menus = {
         (_scope(s), s.get("language_code")): s["commands"]
         for s in harness.api.sent("setMyCommands")
@@ -49,8 +53,7 @@ async def test_the_menu_is_set_for_every_shipped_language(harness: Harness) -> N
 
 async def test_one_failing_language_does_not_stop_the_others(harness: Harness) -> None:
     harness.api.fail("setMyCommands", 400, "Bad Request: bad command description")
-    assert harness.app.post_init is not None
-    await harness.app.post_init(harness.app)
+    await set_command_menus(harness.app.bot, asyncio.Event())
     assert len(harness.api.sent("setMyCommands")) == 2 * len(LANGUAGES)
 
 
@@ -61,3 +64,15 @@ async def test_a_senders_app_language_comes_with_their_updates(harness: Harness)
     first, second = harness.conversation.inbound
     assert isinstance(first, CommandIn) and first.sender.language == "de-AT"
     assert second.sender.language is None
+
+
+async def test_a_menu_telegram_could_not_take_is_set_again_after_a_backoff(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner.random, "uniform", lambda low, high: 0.0)  # no real waiting
+    harness.api.fail("setMyCommands", 502, "Bad Gateway")
+    await set_command_menus(harness.app.bot, asyncio.Event())
+    sent = harness.api.sent("setMyCommands")
+    assert len(sent) == 2 * len(LANGUAGES) + 1
+    menus = {(_scope(s), s.get("language_code")) for s in sent}
+    assert len(menus) == 2 * len(LANGUAGES)  # the one that failed was set on the retry

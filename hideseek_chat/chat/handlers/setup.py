@@ -8,6 +8,7 @@ from dataclasses import replace
 from hideseek_chat import geo
 from hideseek_chat.chat import keyboards, texts
 from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.chat.handlers import presence
 from hideseek_chat.chat.i18n import LANGUAGES, language_name, supported_language
 from hideseek_chat.chat.keyboards import Press
 from hideseek_chat.chat.map_choice import NOTICE, map_chosen, map_pack
@@ -42,6 +43,9 @@ from hideseek_chat.rules.localtime import TimeZoneError, parse_time_zone
 from hideseek_chat.rules.state import GameState, Mode, Phase, Transport
 
 Args = tuple[str, ...]
+
+#: The slot of the group's pinned status (``model.SendText.slot``).
+STATUS_SLOT = "status"
 
 #: Words people may type for a language besides its code (lower case).
 LANGUAGE_NAMES = {
@@ -93,10 +97,13 @@ def newgame(turn: Turn, args: Args) -> list[Outbound]:
         ruleset, parsed.size, turn.services.seeds(), msg.sender.ref, msg.sender.name, msg.at
     )
     turn.start_game(state, decisions)
-    pack = map_pack(turn, turn.uow.chats.prefs(msg.chat).map_name)
+    chats = turn.uow.chats
+    chats.set_topic(msg.chat, msg.topic, msg.at)  # the game lives in the topic it began in
+    chats.forget_message_ref(msg.chat, STATUS_SLOT)  # its status is a message of its own
+    pack = map_pack(turn, chats.prefs(msg.chat).map_name)
     if pack is not None:  # the group's map (the default one too) sets the new game's clock
         map_chosen(turn, pack, quiet=True)
-    return []
+    return presence.privacy_notice(turn)
 
 
 def adopt_language(turn: Turn) -> None:
@@ -131,7 +138,7 @@ def begin(turn: Turn, args: Args) -> list[Outbound]:
     turn.apply(GameBegun(turn.by))
     chats = turn.uow.chats
     missing = [p.name for p in turn.state.players if p.active and not chats.can_message(p.ref)]
-    return open_private_nudge(turn, missing)
+    return [*open_private_nudge(turn, missing), *presence.rights_notice(turn)]
 
 
 def pause(turn: Turn, args: Args) -> list[Outbound]:
@@ -168,7 +175,7 @@ def press_abort(turn: Turn, press: Press) -> list[Outbound]:
 
 def next_round(turn: Turn, args: Args = ()) -> list[Outbound]:
     turn.apply(NextRoundStarted(turn.by))
-    return []
+    return presence.rights_notice(turn)
 
 
 def press_next_round(turn: Turn, press: Press) -> list[Outbound]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, Index
+from sqlalchemy import BigInteger, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.rules.ruleset import Category, Size
@@ -33,6 +33,8 @@ class ChatRow(Base):
     created_at: Mapped[datetime]
     #: the group's name on its channel when its last game was started (None: not known)
     title: Mapped[str | None]
+    #: the thread (a Telegram forum topic) its current game lives in; None: the main thread
+    topic: Mapped[str | None] = mapped_column(String(32))
 
 
 class GameRow(Base):
