@@ -11,7 +11,7 @@ import asyncio
 import logging
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache, partial
@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
+from starlette.routing import BaseRoute
 from telegram.ext import ContextTypes
 from telegram.request import BaseRequest
 
@@ -45,8 +46,10 @@ from hideseek_chat.telegram.bot import (
     TelegramApp,
     TelegramChannel,
     build_application,
+    channel_of,
 )
 from hideseek_chat.web.server import make_app, make_server, telegram_route
+from hideseek_chat.web.trackers import DriverIngest, tracker_routes
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +98,7 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
                 map_clients=map_clients,
                 map_max_age=config.map_max_age,
                 painter=painter,
+                tracker_url=config.tracker_url,
             )
         return Conversation(
             uow_factory,
@@ -103,6 +107,7 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
             map_clients=map_clients,
             map_max_age=config.map_max_age,
             painter=painter,
+            tracker_url=config.tracker_url,
         )
 
     telegram = build_application(
@@ -222,7 +227,33 @@ async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    await runner.run(app.telegram, stop, webhook, serve=serve_webhook)
+    routes = web_tracker_routes(app)
+    if webhook is None and serves_web_when_polling(app.config):
+        # Long polling takes no webhook, but tracker apps still need the web server.
+        server = make_server(make_app(routes), app.config.host, app.config.port)
+        serving = asyncio.ensure_future(server.serve())
+        try:
+            await runner.run(app.telegram, stop, None)
+        finally:
+            server.should_exit = True
+            await serving
+        return
+    await runner.run(app.telegram, stop, webhook, serve=partial(serve_webhook, extra=routes))
+
+
+def serves_web_when_polling(config: Config) -> bool:
+    """Whether long polling also runs the web server: tracker apps have an address to
+    reach (``PUBLIC_URL``)."""
+    return config.tracker_url is not None
+
+
+def web_tracker_routes(app: App) -> list[BaseRoute]:
+    """The tracker apps' routes (``web.trackers``) when trackers are on, else none."""
+    if app.config.tracker_url is None:
+        return []
+    channel = channel_of(app.telegram)
+    ingest = DriverIngest(lambda: channel.current_driver)
+    return list(tracker_routes(ingest, app.config.tracker_rate_per_min, clock=app.clock.now))
 
 
 async def serve_webhook(
@@ -230,16 +261,18 @@ async def serve_webhook(
     channel: TelegramChannel,
     webhook: runner.Webhook,
     stop: asyncio.Event,
+    *,
+    extra: Sequence[BaseRoute] = (),
 ) -> None:
-    """Serve Telegram's webhook on the web server until ``stop`` is set, and tell Telegram
-    where it is."""
+    """Serve Telegram's webhook (and the ``extra`` routes: trackers) on the web server
+    until ``stop`` is set, and tell Telegram where it is."""
     bot = application.bot
 
     async def receive(update: dict[str, Any]) -> None:
         await channel.receive(update, bot)
 
     server = make_server(
-        make_app([telegram_route(webhook.path, webhook.secret, receive)]),
+        make_app([telegram_route(webhook.path, webhook.secret, receive), *extra]),
         webhook.host,
         webhook.port,
     )

@@ -48,6 +48,7 @@ from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
+from hideseek_chat.store.trackers import Holder
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
 #: A process sending a game's outbox holds it this long (renewed as it goes); one that died
@@ -81,6 +82,7 @@ class Conversation:
         map_clients: MapClients | None = None,
         map_max_age: timedelta = timedelta(days=30),
         painter: Painter | None = None,
+        tracker_url: str | None = None,
     ) -> None:
         self.services = Services(
             uow_factory,
@@ -90,6 +92,7 @@ class Conversation:
             seeds or (lambda: secrets.randbits(31)),
             map_clients=map_clients,
             map_max_age=map_max_age,
+            tracker_url=tracker_url,
         )
         if painter is not None:
             self.services.painter = painter
@@ -177,6 +180,20 @@ class Conversation:
         if turn.applied:
             self.maybe_pending = True
         return replies
+
+    def tracker_heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
+        """Whose live tracker token hashes to ``hashed`` (noting ``app`` heard at ``at``);
+        None, with nothing written, for an unknown or revoked one."""
+        with self.uow_factory() as uow:
+            holder = uow.trackers.heard(hashed, app, at)
+            if holder is not None:
+                uow.commit()
+        return holder
+
+    def tracker_holder(self, hashed: str) -> Holder | None:
+        """Whose live tracker token hashes to ``hashed``, writing nothing."""
+        with self.uow_factory() as uow:
+            return uow.trackers.holder(hashed)
 
     def settle(
         self,

@@ -83,6 +83,9 @@ class Services:
     #: the channel shows pictures (``drive.Capabilities.pictures``): without, a seekers' map
     #: is only its caption (the count, what was not applied) and a zone gets none
     draws_pictures: bool = True
+    #: the public address tracker apps reach the web server at (``/tracker``); None: no
+    #: tracker links are handed out
+    tracker_url: str | None = None
 
     def ruleset(self, state: GameState) -> Ruleset:
         return self.rulesets(state.ruleset)

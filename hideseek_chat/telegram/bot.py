@@ -123,6 +123,11 @@ class TelegramChannel:
         #: stored updates handed to a lane and not yet done (not handed out twice)
         self._in_lanes: set[str] = set()
 
+    @property
+    def current_driver(self) -> Driver | None:
+        """The drive loop once ``driver`` made it (the bot knows its username), else None."""
+        return self._driver
+
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
         if self._driver is None:

@@ -54,6 +54,7 @@ from hideseek_chat.chat.texts import (
     notices_zone,
     refusals,
     seekmap,
+    trackers,
 )
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
@@ -124,6 +125,12 @@ from hideseek_chat.chat.texts.screens import (
     track_text,
 )
 from hideseek_chat.chat.texts.setup import settings_lines, team_lines, teams_text, zone_text
+from hideseek_chat.chat.texts.trackers import (
+    TrackerLinks,
+    heard_text,
+    source_label,
+    tracker_text,
+)
 
 __all__ = [
     "ANYWHERE",
@@ -143,6 +150,7 @@ __all__ = [
     "Params",
     "Reason",
     "Renderer",
+    "TrackerLinks",
     "answer_hint",
     "answer_note",
     "ask_category_text",
@@ -168,6 +176,7 @@ __all__ = [
     "grid",
     "hand_text",
     "has_text",
+    "heard_text",
     "held_answer",
     "help_text",
     "legend",
@@ -186,12 +195,14 @@ __all__ = [
     "say",
     "score_text",
     "settings_lines",
+    "source_label",
     "status_text",
     "suggestion_numbers",
     "suggestion_text",
     "team_lines",
     "teams_text",
     "track_text",
+    "tracker_text",
     "unchecked_key",
     "verdict_note",
     "whose_turn",
@@ -209,6 +220,7 @@ _MODULES = (  # for their texts
     notices_zone,
     refusals,
     seekmap,
+    trackers,
 )
 
 
