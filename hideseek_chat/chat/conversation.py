@@ -20,7 +20,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from hideseek_chat.chat import edge, jobs, liveness, map_jobs, outbox, picture_jobs, routes
@@ -36,7 +36,9 @@ from hideseek_chat.chat.model import (
     EditButtons,
     Inbound,
     Outbound,
+    Sender,
     SendText,
+    TrackerIn,
 )
 from hideseek_chat.chat.painter import Painter
 from hideseek_chat.chat.texts import say
@@ -181,14 +183,32 @@ class Conversation:
             self.maybe_pending = True
         return replies
 
-    def tracker_heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
-        """Whose live tracker token hashes to ``hashed`` (noting ``app`` heard at ``at``);
-        None, with nothing written, for an unknown or revoked one."""
+    def handle_tracker(self, msg: TrackerIn, hashed: str) -> list[Outbound] | None:
+        """A tracker app's ping with the token hashed ``hashed``, in one unit of work: the
+        token checked (and its app noted as heard), then the ping as its holder's pin
+        (``msg``'s chat and sender are replaced by the holder's). None, with nothing
+        written, for an unknown or revoked token; else the replies to send now."""
         with self.uow_factory() as uow:
-            holder = uow.trackers.heard(hashed, app, at)
-            if holder is not None:
-                uow.commit()
-        return holder
+            holder = uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at)
+            if holder is None:
+                return None
+            person = holder.person_ref
+            msg = replace(
+                msg,
+                chat=person,
+                sender=Sender(person, ""),
+                device_ref=f"trk:{holder.tracker_id}",
+            )
+            turn = Turn(self.services, msg, uow)
+            try:
+                replies = routes.dispatch(turn)
+            except (RuleViolation, ChatError, GameNotFound):
+                uow.rollback()  # nothing the ping could establish: it changes nothing
+                return []
+            uow.commit()
+        if turn.applied:
+            self.maybe_pending = True
+        return replies
 
     def tracker_holder(self, hashed: str) -> Holder | None:
         """Whose live tracker token hashes to ``hashed``, writing nothing."""

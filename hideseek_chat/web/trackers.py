@@ -28,7 +28,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
 from typing import Protocol
 from urllib.parse import parse_qsl
 
@@ -36,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from hideseek_chat.chat.drive import Driver, wall_clock
+from hideseek_chat.chat.drive import Driver, adapt, wall_clock
 from hideseek_chat.chat.model import ChatKind, Sender, TrackerIn
 from hideseek_chat.chat.tracker_links import APPS, PREFIX
 from hideseek_chat.store.trackers import Holder, token_hash
@@ -56,16 +55,13 @@ MAX_BUCKETS = 50_000
 class Ingest(Protocol):
     """What the route needs of the rest of the bot."""
 
-    async def heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
-        """Whose live token hashes to ``hashed``, noting the app; None when none."""
-        ...
-
     async def holder(self, hashed: str) -> Holder | None:
         """Whose live token hashes to ``hashed``, writing nothing."""
         ...
 
-    async def receive(self, msg: TrackerIn) -> None:
-        """Hand the ping to the conversation (and send what it has to say)."""
+    async def receive(self, msg: TrackerIn, hashed: str) -> bool:
+        """Hand the ping to the conversation with its token's hash (and send what it has
+        to say); False when the token is unknown or revoked (nothing written)."""
         ...
 
 
@@ -75,7 +71,7 @@ class NotReady(Exception):
 
 class DriverIngest:
     """``Ingest`` through a channel's drive loop (``driver()``, None while the bot starts):
-    the store's work in its threads, like an update's."""
+    the store's work in its threads, like an update's, then the replies and the outbox."""
 
     def __init__(self, driver: Callable[[], Driver | None]) -> None:
         self._driver = driver
@@ -87,18 +83,25 @@ class DriverIngest:
             raise NotReady
         return found
 
-    async def _run(self, function: Callable[..., Holder | None], *args: object) -> Holder | None:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.driver.threads, partial(function, *args))
-
-    async def heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
-        return await self._run(self.driver.conversation.tracker_heard, hashed, app, at)
-
     async def holder(self, hashed: str) -> Holder | None:
-        return await self._run(self.driver.conversation.tracker_holder, hashed)
+        driver = self.driver
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            driver.threads, driver.conversation.tracker_holder, hashed
+        )
 
-    async def receive(self, msg: TrackerIn) -> None:
-        await self.driver.on_message(msg)
+    async def receive(self, msg: TrackerIn, hashed: str) -> bool:
+        driver = self.driver
+        loop = asyncio.get_running_loop()
+        replies = await loop.run_in_executor(
+            driver.threads, driver.conversation.handle_tracker, msg, hashed
+        )
+        if replies is None:
+            return False
+        if replies:
+            await driver.channel.perform(adapt(replies, driver.channel.capabilities), msg.at)
+        await driver.drain()
+        return True
 
 
 class RateLimit:
@@ -175,10 +178,8 @@ def tracker_routes(
                 return _unauthorized()
             log.info("tracker %s sent a bad ping (%s)", hashed[:8], bad.reason)
             return PlainTextResponse("bad ping", status_code=400)
-        holder = await ingest.heard(hashed, app, fix.at)
-        if holder is None:
+        if not await ingest.receive(_message(app, fix, clock()), hashed):
             return _unauthorized()
-        await ingest.receive(_message(holder, app, fix, clock()))
         return _ok(app)
 
     path = f"{PREFIX}/{{token}}/{{app}}"
@@ -189,14 +190,14 @@ def tracker_routes(
     ]
 
 
-def _message(holder: Holder, app: str, fix: Fix, now: datetime) -> TrackerIn:
-    """The ping as the conversation takes it: a live location in the holder's private chat,
-    at the device's time (never later than the game's now)."""
-    person = holder.person_ref
+def _message(app: str, fix: Fix, now: datetime) -> TrackerIn:
+    """The ping as the conversation takes it: a live location in its holder's private chat
+    (``Conversation.handle_tracker`` names the holder), at the device's time (never later
+    than the game's now)."""
     return TrackerIn(
-        chat=person,
+        chat="",
         kind=ChatKind.PRIVATE,
-        sender=Sender(person, ""),
+        sender=Sender("", ""),
         at=min(fix.at, now),
         lat=fix.lat,
         lon=fix.lon,
@@ -205,7 +206,6 @@ def _message(holder: Holder, app: str, fix: Fix, now: datetime) -> TrackerIn:
         edited=True,
         sent_at=fix.at,
         app=app,
-        device_ref=f"trk:{holder.tracker_id}",
         speed_kmh=fix.speed_kmh,
     )
 
