@@ -100,7 +100,8 @@ class DriverIngest:
             return False
         if replies:
             await driver.channel.perform(adapt(replies, driver.channel.capabilities), msg.at)
-        await driver.drain()
+        if driver.conversation.maybe_pending:  # most pings announce nothing: no look
+            await driver.drain()
         return True
 
 
