@@ -6,7 +6,8 @@ one person across every game: their pings go, their player rows are anonymized (
 their shape: questions and catches still point at a player, now nameless), and their ref and
 names are struck from the event log and the outbox. Their botnet seats are anonymized the same
 way (the matches and their steps stay and still replay; the seat's ref and name are gone).
-The game they chose for their private messages is forgotten.
+The game they chose for their private messages is forgotten, and so are their GPS tracker
+links (``tracker_tokens``: the fingerprints and when an app was last heard).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from hideseek_chat.store.models import (
     PingRow,
     PlayerRow,
     TeamRow,
+    TrackerRow,
 )
 from hideseek_chat.store.serialize import dumps, loads
 from hideseek_chat.store.uow import UnitOfWorkFactory
@@ -113,5 +115,7 @@ def delete_player_data(uow_factory: UnitOfWorkFactory, player_ref: str) -> Erasu
             seat.name = ERASED_NAME
         # Which of their games they meant in private: nothing of it is kept.
         session.execute(delete(PersonFocusRow).where(PersonFocusRow.ref == player_ref))
+        # Their tracker links, revoked or not: a fingerprint still names them.
+        session.execute(delete(TrackerRow).where(TrackerRow.person_ref == player_ref))
         uow.commit()
     return Erasure(len(players), pings, events, messages, botnet_seats=len(seats))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store import UnitOfWorkFactory, delete_player_data
 from hideseek_chat.store.models import TrackerRow
 from hideseek_chat.store.trackers import token_hash
 
@@ -58,3 +58,18 @@ def test_heard_notes_the_app_and_the_time(uow_factory: UnitOfWorkFactory) -> Non
         assert active is not None and active.id == holder.tracker_id
         assert active.last_app == "gpslogger"
         assert active.last_heard_at == NOW + timedelta(minutes=3)
+
+
+def test_erasure_forgets_the_persons_tracker_links(uow_factory: UnitOfWorkFactory) -> None:
+    with uow_factory() as uow:
+        old = uow.trackers.issue("tg:42", NOW)
+        new = uow.trackers.issue("tg:42", NOW)
+        kept = uow.trackers.issue("tg:7", NOW)
+        uow.commit()
+    delete_player_data(uow_factory, "tg:42")
+    with uow_factory() as uow:
+        refs = list(uow.session.scalars(select(TrackerRow.person_ref)))
+        assert refs == ["tg:7"]
+        assert uow.trackers.holder(token_hash(new)) is None
+        assert uow.trackers.holder(token_hash(old)) is None
+        assert uow.trackers.holder(token_hash(kept)) is not None
