@@ -10,13 +10,15 @@ seekers each posting Traccar Client (OsmAnd) pings, far from the zone:
   token check and last-heard (one statement), the ping through ``Conversation.handle`` in
   the drive loop's threads, the answer;
 * ``http N``: ``--clients`` clients posting at once (keep-alive connections), the store
-  calls in ``STORE_THREADS`` threads as the bot runs them.
+  calls in ``STORE_THREADS`` threads as the bot runs them; with ``--servers``, that many
+  worker processes share the port (as N workers behind one URL).
 
 Reported: pings/s, the ratio to the floor, p50 and p99 latency seen by the client. The
 rate cap is raised for the run (a real token is held to 120 a minute). Targets (issue 20):
 >= 1,000 pings/s, p99 <= 10 ms.
 
-    python bench/bench_trackers.py [--pings 3000] [--games 50] [--clients 8] [--postgres URL]
+    python bench/bench_trackers.py [--pings 3000] [--games 50] [--clients 8] [--servers 1]
+                                   [--postgres URL]
 
 PostgreSQL comes from ``--postgres``, ``HIDESEEK_BENCH_POSTGRES_URL`` or the local default
 (postgresql+psycopg://postgres@127.0.0.1:5432/test). Run by hand; not part of the test
@@ -30,6 +32,7 @@ import asyncio
 import itertools
 import multiprocessing
 import os
+import socket
 import statistics
 import sys
 import threading
@@ -84,7 +87,7 @@ def _report(name: str, samples: list[float], wall: float, floor_rate: float | No
     return rate
 
 
-def _measure(engine: Engine, pings: int, games: int, clients: int) -> None:
+def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int) -> None:
     Base.metadata.create_all(engine)
     uow_factory = unit_of_work_factory(engine)
     made = [Game(uow_factory, f"tg:-300{i}", f"t{i}") for i in range(games)]
@@ -100,14 +103,17 @@ def _measure(engine: Engine, pings: int, games: int, clients: int) -> None:
         uow.commit()
         target = uow.pings.target(made[0].chat, made[0].seeker)
     assert target is not None
-    ready = multiprocessing.get_context("spawn").Event()
-    stop = multiprocessing.get_context("spawn").Event()
-    child = multiprocessing.get_context("spawn").Process(
-        target=_serve, args=(str(engine.url.render_as_string(hide_password=False)), ready, stop)
-    )
-    child.start()
-    if not ready.wait(60):
-        raise RuntimeError("the server did not start")
+    spawn = multiprocessing.get_context("spawn")
+    stop = spawn.Event()
+    children = []
+    for _ in range(servers):
+        ready = spawn.Event()
+        url = str(engine.url.render_as_string(hide_password=False))
+        child = spawn.Process(target=_serve, args=(url, ready, stop))
+        child.start()
+        if not ready.wait(60):
+            raise RuntimeError("the server did not start")
+        children.append(child)
 
     base = datetime.now(UTC) - timedelta(hours=1)
     counter = itertools.count(1)
@@ -176,14 +182,16 @@ def _measure(engine: Engine, pings: int, games: int, clients: int) -> None:
 
     try:
         for n_clients in (1, clients):
-            cpu = _cpu_seconds(child.pid)
+            cpu = sum(_cpu_seconds(child.pid) for child in children)
             samples, wall = asyncio.run(post_all(n_clients, pings))
-            used = (_cpu_seconds(child.pid) - cpu) / (len(samples) + 200) * 1000
+            used = sum(_cpu_seconds(child.pid) for child in children) - cpu
             _report(f"http {n_clients}", samples, wall, floor_rate)
-            print(f"{'':<9} the server's process: {used:.2f} ms of CPU a ping")
+            per_ping = used / (len(samples) + 200) * 1000
+            print(f"{'':<9} the servers' processes: {per_ping:.2f} ms of CPU a ping")
     finally:
         stop.set()
-        child.join(30)
+        for child in children:
+            child.join(30)
 
 
 def _cpu_seconds(pid: int | None) -> float:
@@ -201,7 +209,12 @@ def _serve(url: str, ready: Any, stop: Any) -> None:
     driver = Driver(conversation, Quiet(), lambda: datetime.now(UTC), threads=threads)
     routes = tracker_routes(DriverIngest(lambda: driver), 10_000_000)
     server = make_server(make_app(routes), "127.0.0.1", PORT)
-    thread = threading.Thread(target=server.run, daemon=True)
+    # Several workers share the port (SO_REUSEPORT): the kernel spreads the connections.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # NODELAY
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", PORT))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.01)
@@ -218,6 +231,7 @@ def main() -> None:
     parser.add_argument("--pings", type=int, default=3000)
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--servers", type=int, default=1, help="worker processes, one port")
     parser.add_argument(
         "--postgres", default=os.environ.get("HIDESEEK_BENCH_POSTGRES_URL", DEFAULT_POSTGRES)
     )
@@ -230,7 +244,7 @@ def main() -> None:
     options = quote(f"-csearch_path={schema}")
     engine = make_engine(f"{args.postgres}{separator}options={options}", pool_size=16)
     try:
-        _measure(engine, args.pings, args.games, args.clients)
+        _measure(engine, args.pings, args.games, args.clients, args.servers)
     finally:
         engine.dispose()
         with admin.begin() as connection:

@@ -13,8 +13,9 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from hideseek_chat.store.models import TrackerRow
@@ -106,15 +107,24 @@ class Trackers:
 
     def heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
         """Note that ``app`` was heard at ``at`` with the live token hashed ``hashed`` and
-        return whose it is; None (nothing written) for an unknown or revoked token."""
-        row = self.session.execute(
-            update(TrackerRow)
-            .where(TrackerRow.token_hash == hashed, TrackerRow.revoked_at.is_(None))
-            .values(last_app=app[:16], last_heard_at=at)
-            .returning(TrackerRow.id, TrackerRow.person_ref, TrackerRow.token_hash)
-            .execution_options(synchronize_session=False)
-        ).first()
+        return whose it is; None (nothing written) for an unknown or revoked token.
+
+        Every tracker ping runs it: one prebuilt Core statement, no ORM flush."""
+        row = (
+            self.session.connection()
+            .execute(_HEARD, {"hashed": hashed, "app": app[:16], "at": at})
+            .first()
+        )
         return _checked(row, hashed)
+
+
+_TOKENS = cast(Table, TrackerRow.__table__)
+_HEARD = (
+    update(_TOKENS)
+    .where(_TOKENS.c.token_hash == bindparam("hashed"), _TOKENS.c.revoked_at.is_(None))
+    .values(last_app=bindparam("app"), last_heard_at=bindparam("at"))
+    .returning(_TOKENS.c.id, _TOKENS.c.person_ref, _TOKENS.c.token_hash)
+)
 
 
 def _checked(row: Row[int, str, str] | None, hashed: str) -> Holder | None:
