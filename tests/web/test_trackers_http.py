@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -17,6 +18,7 @@ from sqlalchemy import func, select
 from hideseek_chat.console.table import Table
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import PingRow, TrackerRow
+from hideseek_chat.store.trackers import token_hash
 from hideseek_chat.web.trackers import MAX_BODY_BYTES
 from tests.chat.play import SEEKERS_START, begin
 from tests.web.trackers_server import Tracker, free_port, serving, token_of, tracker_table
@@ -229,3 +231,21 @@ def test_a_huge_body_is_413(setup: tuple[Table, str, str, httpx.Client]) -> None
 def test_an_unknown_app_is_404(setup: tuple[Table, str, str, httpx.Client]) -> None:
     _table, base, token, client = setup
     assert client.get(f"{base}/trackers/{token}/garmin").status_code == 404
+
+
+def test_logs_name_a_token_by_a_short_hash_and_hold_no_position(
+    setup: tuple[Table, str, str, httpx.Client], caplog: pytest.LogCaptureFixture
+) -> None:
+    table, base, token, client = setup
+    tracker = Tracker(base, token, "owntracks", client)
+    with caplog.at_level(logging.DEBUG):
+        for second in range(7):  # past the cap of 5: a 429 is logged
+            tracker.ping(LAT, LON, table.now + timedelta(seconds=second))
+        table.now += timedelta(minutes=1)
+        client.post(f"{base}/trackers/{token}/owntracks", json={"_type": "location", "lat": LAT})
+    # The bot's side only (the test's HTTP client logs its own URLs).
+    server = ("hideseek_chat", "uvicorn", "starlette", "sqlalchemy")
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith(server))
+    assert token_hash(token)[:8] in logged  # the 429 and the 400 say whose, briefly
+    assert token not in logged and token_hash(token) not in logged
+    assert f"{LAT:.3f}"[:6] not in logged and str(LON)[:6] not in logged
