@@ -15,7 +15,9 @@ import pytest
 
 from hideseek_chat import app as app_module
 from hideseek_chat.config import TRACKER_RATE_PER_MIN, Config, ConfigError
-from tests.telegram.fake_botapi import TOKEN, FakeBotApi
+from hideseek_chat.store import make_engine, unit_of_work_factory
+from tests.telegram.fake_botapi import TOKEN, FakeBotApi, post_update
+from tests.telegram.processes import Bot, bot_env, wait_until
 from tests.web.trackers_server import free_port
 
 
@@ -106,3 +108,35 @@ def test_long_polling_serves_the_tracker_routes(tmp_path: Path) -> None:
         api.stop()
     assert answers == {"good": 200, "wrong": 401}
     assert api.sent("getUpdates") == [] and api.polls > 0  # it was polling meanwhile
+
+
+def test_the_webhook_process_serves_the_tracker_routes_beside_the_webhook(
+    tmp_path: Path,
+) -> None:
+    """``hideseek-chat webhook`` as deployed (a process of its own): the tracker routes on
+    the same server as Telegram's webhook, trackers on from WEBHOOK_URL's origin."""
+    api = FakeBotApi()
+    api.start()
+    url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
+    bot = Bot("webhook", bot_env(api, url, tmp_path), tmp_path / "bot.log")
+    bot.start()
+    try:
+        wait_until(lambda: bool(api.sent("setWebhook")), "the webhook set", patience=60)
+        engine = make_engine(url)
+        try:
+            with unit_of_work_factory(engine)() as uow:
+                token = uow.trackers.issue("tg:4242", datetime.now(UTC))
+                uow.commit()
+        finally:
+            engine.dispose()
+        stamp = int(datetime.now(UTC).timestamp())
+        ping = {"_type": "location", "lat": 48.2, "lon": 16.37, "tst": stamp}
+        base = f"http://127.0.0.1:{bot.port}/trackers"
+        with httpx.Client(timeout=10) as client:
+            assert client.post(f"{base}/{token}/owntracks", json=ping).json() == []
+            assert client.post(f"{base}/{'y' * 32}/owntracks", json=ping).status_code == 401
+        assert post_update(bot.webhook, "wrong", {"update_id": 1}) == 403  # the webhook too
+    finally:
+        bot.stop()
+        api.stop()
+    assert "48.2" not in (tmp_path / "bot.log").read_text()
