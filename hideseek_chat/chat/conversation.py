@@ -192,6 +192,9 @@ class Conversation:
             holder = uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at)
             if holder is None:
                 return None
+            if holder.games == 0:  # in no running game: nothing to record
+                uow.commit()
+                return []
             person = holder.person_ref
             msg = replace(
                 msg,
@@ -200,6 +203,8 @@ class Conversation:
                 device_ref=f"trk:{holder.tracker_id}",
             )
             turn = Turn(self.services, msg, uow)
+            if holder.games == 1 and holder.newest_chat is not None:
+                turn.about(holder.newest_chat)
             try:
                 replies = routes.dispatch(turn)
             except (RuleViolation, ChatError, GameNotFound):

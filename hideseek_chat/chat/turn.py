@@ -198,6 +198,11 @@ class Turn:
         except GameNotFound:
             pass
 
+    def about(self, chat: str) -> None:
+        """Take ``chat``'s game as the one the message is about: the caller knows (a tracker's
+        holder plays in that one game only), so no query looks for it."""
+        self._chat = chat
+
     def follow(self, game_id: int) -> None:
         """Take the game a button pressed in private names, when the presser plays in it and
         it is not over; refuse the press otherwise."""

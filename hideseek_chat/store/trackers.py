@@ -11,14 +11,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Row, Table, bindparam, select, update
+from sqlalchemy import ColumnElement, String, Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
-from hideseek_chat.store.models import TrackerRow
+from hideseek_chat.rules.state import Phase
+from hideseek_chat.store.models import ChatRow, GameRow, PlayerRow, TrackerRow
 
 #: Bytes of randomness in a token (its URL-safe text is 4/3 as long).
 TOKEN_BYTES = 24
@@ -47,10 +49,13 @@ class Tracker:
 
 @dataclass(frozen=True)
 class Holder:
-    """Whose token a ping came with."""
+    """Whose token a ping came with, and their unfinished games: how many, and the group
+    of the newest (so a ping of someone in one game needs no query to find it)."""
 
     tracker_id: int
     person_ref: str
+    games: int = 0
+    newest_chat: str | None = None
 
 
 class Trackers:
@@ -98,41 +103,72 @@ class Trackers:
 
     def holder(self, hashed: str) -> Holder | None:
         """Whose live token has the hash ``hashed``; None for an unknown or revoked one."""
-        row = self.session.execute(
-            select(TrackerRow.id, TrackerRow.person_ref, TrackerRow.token_hash).where(
-                TrackerRow.token_hash == hashed, TrackerRow.revoked_at.is_(None)
-            )
-        ).first()
+        row = self.session.connection().execute(_HOLDER, {"hashed": hashed}).first()
         return _checked(row, hashed)
 
     def heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
         """Note that ``app`` was heard at ``at`` with the live token hashed ``hashed`` and
         return whose it is; None (nothing written) for an unknown or revoked token.
 
-        Every tracker ping runs it: one prebuilt Core statement, no ORM flush."""
-        row = (
-            self.session.connection()
-            .execute(_HEARD, {"hashed": hashed, "app": app[:16], "at": at})
-            .first()
-        )
-        return _checked(row, hashed)
+        Every tracker ping runs it: prebuilt Core statements, one on PostgreSQL."""
+        connection = self.session.connection()
+        values = {"hashed": hashed, "app": app[:16], "at": at}
+        if connection.dialect.name == "postgresql":
+            return _checked(connection.execute(_HEARD_WITH_GAMES, values).first(), hashed)
+        who = connection.execute(_HEARD, values).first()
+        if who is None:
+            return None
+        games = connection.execute(_GAMES_OF, {"ref": who[1]}).one()
+        return _checked((*who, *games), hashed)
 
 
 _TOKENS = cast(Table, TrackerRow.__table__)
+
+
+def _games_of(ref: ColumnElement[str]) -> tuple[ColumnElement[int], ColumnElement[str]]:
+    """How many unfinished games ``ref`` plays in (``Chats.games_of``'s), and the newest
+    one's group: so the ping of someone in one game needs no query to find it."""
+    plays = (PlayerRow.ref == ref, PlayerRow.active, GameRow.phase != Phase.GAME_OVER)
+    count = (
+        select(func.count(GameRow.id))
+        .join(PlayerRow, PlayerRow.game_id == GameRow.id)
+        .where(*plays)
+        .scalar_subquery()
+    )
+    newest = (
+        select(ChatRow.key)
+        .join(GameRow, GameRow.chat_id == ChatRow.id)
+        .join(PlayerRow, PlayerRow.game_id == GameRow.id)
+        .where(*plays)
+        .order_by(GameRow.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    return count, newest
+
+
+_LIVE = (_TOKENS.c.token_hash == bindparam("hashed"), _TOKENS.c.revoked_at.is_(None))
+_WHO = (_TOKENS.c.id, _TOKENS.c.person_ref, _TOKENS.c.token_hash)
+_HOLDER = select(*_WHO, *_games_of(_TOKENS.c.person_ref)).where(*_LIVE)
 _HEARD = (
     update(_TOKENS)
-    .where(_TOKENS.c.token_hash == bindparam("hashed"), _TOKENS.c.revoked_at.is_(None))
+    .where(*_LIVE)
     .values(last_app=bindparam("app"), last_heard_at=bindparam("at"))
-    .returning(_TOKENS.c.id, _TOKENS.c.person_ref, _TOKENS.c.token_hash)
+    .returning(*_WHO)
 )
+# PostgreSQL: the update and the holder's games in one round trip.
+_HEARD_CTE = _HEARD.cte("heard")
+_HEARD_WITH_GAMES = select(*_HEARD_CTE.c, *_games_of(_HEARD_CTE.c.person_ref))
+# Elsewhere (SQLite cannot update in a WITH), the games after the update.
+_GAMES_OF = select(*_games_of(bindparam("ref", type_=String())))
 
 
-def _checked(row: Row[int, str, str] | None, hashed: str) -> Holder | None:
+def _checked(row: Sequence[Any] | None, hashed: str) -> Holder | None:
     """The holder of a row found by its hash, the hashes compared in constant time (the
     index lookup found it; the comparison keeps a collation from matching loosely)."""
     if row is None:
         return None
-    tracker_id, person_ref, stored = row
+    tracker_id, person_ref, stored, games, newest_chat = row
     if not hmac.compare_digest(str(stored).encode(), hashed.encode()):
         return None
-    return Holder(int(tracker_id), str(person_ref))
+    return Holder(int(tracker_id), str(person_ref), int(games or 0), newest_chat)

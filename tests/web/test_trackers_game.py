@@ -17,7 +17,7 @@ from hideseek_chat.rules.state import Phase
 from hideseek_chat.store import UnitOfWorkFactory
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION, begin, state_of
 from tests.chat.test_play_catch import IN_ZONE, assert_secret, spot_of
-from tests.web.trackers_server import Tracker, free_port, serving, token_of, tracker_table
+from tests.web.trackers_server import Tracker, listening, serving, token_of, tracker_table
 
 
 @pytest.fixture
@@ -29,11 +29,11 @@ def client() -> Iterator[httpx.Client]:
 def test_a_round_ends_by_tracker_pings_only(
     uow_factory: UnitOfWorkFactory, client: httpx.Client
 ) -> None:
-    port = free_port()
+    sock, port = listening()
     table = tracker_table(uow_factory, port)
     hider, (s1, s2) = begin(table)
     apps = {hider: "owntracks", s1: "traccar", s2: "gpslogger"}
-    with serving(table, port) as base:
+    with serving(table, sock) as base:
         trackers = {
             name: Tracker(base, token_of(table, name), app, client) for name, app in apps.items()
         }
@@ -80,10 +80,10 @@ def test_a_round_ends_by_tracker_pings_only(
 def test_a_late_ping_never_moves_a_player_back_and_a_replay_is_stored_once(
     uow_factory: UnitOfWorkFactory, client: httpx.Client
 ) -> None:
-    port = free_port()
+    sock, port = listening()
     table = tracker_table(uow_factory, port)
     _hider, (s1, _s2) = begin(table)
-    with serving(table, port) as base:
+    with serving(table, sock) as base:
         tracker = Tracker(base, token_of(table, s1), "owntracks", client)
         first = table.now
         table.wait(timedelta(minutes=2))
@@ -104,9 +104,9 @@ def test_a_late_ping_never_moves_a_player_back_and_a_replay_is_stored_once(
 def test_someone_in_no_game_is_answered_200_and_nothing_happens(
     uow_factory: UnitOfWorkFactory, client: httpx.Client
 ) -> None:
-    port = free_port()
+    sock, port = listening()
     table = tracker_table(uow_factory, port)
-    with serving(table, port) as base:
+    with serving(table, sock) as base:
         tracker = Tracker(base, token_of(table, "Bob"), "gpslogger", client)
         mark = table.mark()
         answer = tracker.ping(*SEEKERS_START, table.now)
@@ -118,9 +118,9 @@ def test_someone_in_no_game_is_answered_200_and_nothing_happens(
 def test_the_link_is_shown_once_and_off_or_reset_revoke_it(
     uow_factory: UnitOfWorkFactory, client: httpx.Client
 ) -> None:
-    port = free_port()
+    sock, port = listening()
     table: Table = tracker_table(uow_factory, port)
-    with serving(table, port) as base:
+    with serving(table, sock) as base:
         token = token_of(table, "Carol")
         old = Tracker(base, token, "owntracks", client)
         assert old.ping(*SEEKERS_START, table.now).status_code == 200

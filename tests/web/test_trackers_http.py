@@ -21,7 +21,7 @@ from hideseek_chat.store.models import PingRow, TrackerRow
 from hideseek_chat.store.trackers import token_hash
 from hideseek_chat.web.trackers import MAX_BODY_BYTES
 from tests.chat.play import SEEKERS_START, begin
-from tests.web.trackers_server import Tracker, free_port, serving, token_of, tracker_table
+from tests.web.trackers_server import Tracker, listening, serving, token_of, tracker_table
 
 LAT, LON = SEEKERS_START
 
@@ -29,10 +29,10 @@ LAT, LON = SEEKERS_START
 @pytest.fixture
 def setup(uow_factory: UnitOfWorkFactory) -> Iterator[tuple[Table, str, str, httpx.Client]]:
     """A begun game whose seeker Bob has a tracker link; the server's base URL."""
-    port = free_port()
+    sock, port = listening()
     table = tracker_table(uow_factory, port)
     begin(table)
-    with serving(table, port, per_minute=5) as base, httpx.Client(timeout=10) as client:
+    with serving(table, sock, per_minute=5) as base, httpx.Client(timeout=10) as client:
         yield table, base, token_of(table, "Bob"), client
 
 

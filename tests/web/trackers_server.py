@@ -33,6 +33,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def listening() -> tuple[socket.socket, int]:
+    """A socket bound to a free port of 127.0.0.1 for the server, and its port: bound
+    here, so no other process takes the port between choosing and serving it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    return sock, int(sock.getsockname()[1])
+
+
 def tracker_table(uow_factory: UnitOfWorkFactory, port: int, seed: int = 11) -> Table:
     """Alice, Bob and Carol at a table whose bot hands out links to ``port``."""
     conversation = Conversation(
@@ -45,9 +53,10 @@ def tracker_table(uow_factory: UnitOfWorkFactory, port: int, seed: int = 11) -> 
 
 
 @contextmanager
-def serving(table: Table, port: int, per_minute: int = 120) -> Iterator[str]:
-    """The web server with the tracker routes on ``port``, its own drive loop around the
-    table's conversation (the game's clock and the device's both the table's)."""
+def serving(table: Table, sock: socket.socket, per_minute: int = 120) -> Iterator[str]:
+    """The web server with the tracker routes on ``sock`` (``listening``), its own drive
+    loop around the table's conversation (the game's clock and the device's both the
+    table's)."""
     driver = Driver(table.conversation, table, lambda: table.now, jobs_inline=True)
     routes = tracker_routes(
         DriverIngest(lambda: driver),
@@ -56,8 +65,9 @@ def serving(table: Table, port: int, per_minute: int = 120) -> Iterator[str]:
         wall=lambda: table.now,
         monotonic=lambda: table.now.timestamp(),
     )
+    port = int(sock.getsockname()[1])
     server = make_server(make_app(routes), "127.0.0.1", port)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:
