@@ -11,7 +11,7 @@ import asyncio
 import logging
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache, partial
@@ -48,7 +48,8 @@ from hideseek_chat.telegram.bot import (
     build_application,
     channel_of,
 )
-from hideseek_chat.web.server import make_app, make_server, telegram_route
+from hideseek_chat.web.health import health_routes
+from hideseek_chat.web.server import Receive, make_app, make_server, telegram_route
 from hideseek_chat.web.trackers import DriverIngest, tracker_routes
 
 log = logging.getLogger(__name__)
@@ -222,28 +223,44 @@ def webhook_settings(config: Config) -> runner.Webhook:
 
 async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     """Run until SIGTERM or SIGINT, then stop cleanly: the updates in hand are finished,
-    no new timer or outbox entry is claimed."""
+    no new timer or outbox entry is claimed. Long polling serves the web server's routes
+    (health, metrics) too when a port is configured (``Config.serve_web``), and when
+    tracker apps have an address to reach (``serves_web_when_polling``)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    routes = web_tracker_routes(app)
-    if webhook is None and serves_web_when_polling(app.config):
-        # Long polling takes no webhook, but tracker apps still need the web server.
-        server = make_server(make_app(routes), app.config.host, app.config.port)
-        serving = asyncio.ensure_future(server.serve())
-        try:
-            await runner.run(app.telegram, stop, None)
-        finally:
-            server.should_exit = True
-            await serving
+    if webhook is not None or not (app.config.serve_web or serves_web_when_polling(app.config)):
+        await runner.run(app.telegram, stop, webhook, serve=partial(serve_webhook, app))
         return
-    await runner.run(app.telegram, stop, webhook, serve=partial(serve_webhook, extra=routes))
+    server = make_server(make_app(web_routes(app)), app.config.host, app.config.port)
+    serving = asyncio.ensure_future(server.serve())
+    try:
+        await runner.run(app.telegram, stop)
+    finally:
+        server.should_exit = True
+        await serving
+
+
+def web_routes(
+    app: App, webhook: runner.Webhook | None = None, receive: Receive | None = None
+) -> list[BaseRoute]:
+    """Every route of the web server: Telegram's webhook (``receive`` each update) when
+    ``webhook`` is given, the operator's ``/healthz``, ``/readyz``, ``/metrics``, and the
+    GPS tracker apps' ingest when trackers are on (``web_tracker_routes``)."""
+    routes: list[BaseRoute] = []
+    if webhook is not None:
+        if receive is None:
+            raise ValueError("a webhook needs a receiver for its updates")
+        routes.append(telegram_route(webhook.path, webhook.secret, receive))
+    routes.extend(health_routes(app.engine))
+    routes.extend(web_tracker_routes(app))
+    return routes
 
 
 def serves_web_when_polling(config: Config) -> bool:
-    """Whether long polling also runs the web server: tracker apps have an address to
-    reach (``PUBLIC_URL``)."""
+    """Whether long polling also runs the web server because tracker apps have an address
+    to reach (``PUBLIC_URL``)."""
     return config.tracker_url is not None
 
 
@@ -257,22 +274,21 @@ def web_tracker_routes(app: App) -> list[BaseRoute]:
 
 
 async def serve_webhook(
+    app: App,
     application: TelegramApp,
     channel: TelegramChannel,
     webhook: runner.Webhook,
     stop: asyncio.Event,
-    *,
-    extra: Sequence[BaseRoute] = (),
 ) -> None:
-    """Serve Telegram's webhook (and the ``extra`` routes: trackers) on the web server
-    until ``stop`` is set, and tell Telegram where it is."""
+    """Serve Telegram's webhook (and the other routes) on the web server until ``stop`` is
+    set, and tell Telegram where it is."""
     bot = application.bot
 
     async def receive(update: dict[str, Any]) -> None:
         await channel.receive(update, bot)
 
     server = make_server(
-        make_app([telegram_route(webhook.path, webhook.secret, receive), *extra]),
+        make_app(web_routes(app, webhook, receive)),
         webhook.host,
         webhook.port,
     )

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 
+from hideseek_chat import logs
 from hideseek_chat.cli_maps import MapCommandError, add_map_commands
 from hideseek_chat.config import Config, ConfigError
 from hideseek_chat.rules.ruleset import (
@@ -91,11 +91,13 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     config.require_telegram_token()
     if args.command == "webhook":
         config.require_webhook_url()
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    # httpx logs every request URL at INFO, and the Bot API's URLs contain the token.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    # Libraries at WARNING (httpx logs every request URL at INFO, and the Bot API's URLs
+    # contain the token), HIDESEEK_LOG_LEVEL and HIDESEEK_LOG_FORMAT (text or json).
+    try:
+        logs.setup()
+    except logs.LogSettingsError as err:
+        raise ConfigError(str(err)) from None
+    from sqlalchemy.exc import OperationalError
     from telegram.error import InvalidToken
 
     from hideseek_chat import app
@@ -109,6 +111,14 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
         raise ConfigError(
             "Telegram refused TELEGRAM_BOT_TOKEN; it was revoked or mistyped (see @BotFather)."
         ) from None
+    except OperationalError as err:  # the database is away at start: one line, no traceback
+        reason = logs.one_line(err.orig) if err.orig is not None else type(err).__name__
+        print(
+            f"hideseek-chat: the database {_safe_url(config.effective_database_url)} "
+            f"cannot be reached ({reason})",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

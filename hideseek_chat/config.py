@@ -47,6 +47,9 @@ class Config:
     rulesets_dirs: tuple[Path, ...] = field(default_factory=tuple)
     ping_retention: timedelta = timedelta(hours=24)
     port: int = 8080
+    #: whether the web server (health, metrics) runs in long polling mode too: PORT or
+    #: HIDESEEK_WEB_PORT is set (the webhook mode always serves)
+    serve_web: bool = False
     host: str = "0.0.0.0"
     webhook_url: str | None = None
     webhook_secret: str | None = None
@@ -140,9 +143,12 @@ class Config:
             ) from None
         if retention < 0:
             raise ConfigError("HIDESEEK_PING_RETENTION_HOURS must not be negative.")
-        port_text = env.get("PORT", "").strip() or "8080"
+        port_name = "HIDESEEK_WEB_PORT" if env.get("HIDESEEK_WEB_PORT", "").strip() else "PORT"
+        port_text = env.get(port_name, "").strip() or "8080"
         if not (port_text.isascii() and port_text.isdigit()) or not 0 < int(port_text) < 65536:
-            raise ConfigError(f"PORT must be a port number from 1 to 65535, not {port_text!r}.")
+            raise ConfigError(
+                f"{port_name} must be a port number from 1 to 65535, not {port_text!r}."
+            )
         host = env.get("HOST", "").strip() or "0.0.0.0"
         if not re.fullmatch(r"[A-Za-z0-9.:\-]{1,253}", host):
             raise ConfigError(
@@ -187,6 +193,7 @@ class Config:
             rulesets_dirs=dirs,
             ping_retention=timedelta(hours=retention),
             port=int(port_text),
+            serve_web=bool(env.get(port_name, "").strip()),
             host=host,
             webhook_url=webhook_url,
             webhook_secret=secret,

@@ -65,3 +65,34 @@ def uow_factory(engine: Engine):  # type: ignore[no-untyped-def]
     from hideseek_chat.store import unit_of_work_factory
 
     return unit_of_work_factory(engine)
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """Undo ``hideseek_chat.logs.setup`` after the test: the root logger's handlers and
+    level, and the quiet libraries' levels, as they were."""
+    import logging
+
+    from hideseek_chat import logs
+
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    quiet = {name: logging.getLogger(name).level for name in logs.QUIET}
+    yield
+    for handler in list(root.handlers):
+        if handler not in handlers:
+            root.removeHandler(handler)
+    root.setLevel(level)
+    for name, old in quiet.items():
+        logging.getLogger(name).setLevel(old)
+
+
+@pytest.fixture
+def fresh_metrics():  # type: ignore[no-untyped-def]
+    """Record the metrics to a fresh ``Metrics`` (all zero) during the test."""
+    from hideseek_chat import metrics
+
+    fresh = metrics.Metrics()
+    previous = metrics.install(fresh)
+    yield fresh
+    metrics.install(previous)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from hideseek_chat import metrics
 from hideseek_chat.chat import edge, jobs, liveness, map_jobs, outbox, picture_jobs, routes
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.handlers import pins
@@ -402,6 +403,7 @@ class Conversation:
             self.maybe_pending = True  # again: a look at the outbox meanwhile saw none of it
         for result in fired:
             self.services.states.pop(result.game_id, None)
+            metrics.timer_fired((now - result.due_at).total_seconds())
         checked = self._quiet_checked_at
         if checked is None or now - checked >= liveness.CHECK_EVERY:
             self._quiet_checked_at = now

@@ -26,7 +26,9 @@ batches of ``TICK_BATCH``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import time
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -35,6 +37,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
+from hideseek_chat import metrics
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.model import (
     AnswerButton,
@@ -46,7 +49,10 @@ from hideseek_chat.chat.model import (
     SendFile,
     SendText,
 )
+from hideseek_chat.logs import who
 from hideseek_chat.store.writers import in_background
+
+log = logging.getLogger(__name__)
 
 #: Deliveries taken from the outbox per drain.
 DRAIN_LIMIT = 50
@@ -167,6 +173,7 @@ class Driver:
 
         ``payload`` is the channel's raw update, kept in the inbox if a handler fails;
         ``stored`` is resolved once the update is in the inbox (a webhook answers then)."""
+        started = time.perf_counter()
         try:
             replies = await self._run(self.conversation.handle, msg, payload)
         finally:
@@ -178,6 +185,16 @@ class Driver:
             # Every press is answered, or the person's app shows a spinner for a while.
             replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
         await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
+        seconds = time.perf_counter() - started
+        metrics.update_handled(kind_of(msg), seconds)
+        log.debug(
+            "%s from %s in %s handled in %.0f ms: %d replies",
+            kind_of(msg),
+            who(msg.sender.ref),
+            who(msg.chat),
+            seconds * 1000,
+            len(replies),
+        )
         if (self._ticking or self._flushing) and self.background is not None:
             # Timers are being fired or their news sent page after page: the outbox waits
             # behind them, the chat's next update need not.
@@ -369,6 +386,12 @@ class Driver:
             self._sending = asyncio.Semaphore(self._senders)
         async with self._sending:
             return await self._run_behind(function, *args)
+
+
+def kind_of(msg: Inbound) -> str:
+    """What kind of message ``msg`` is, for the metrics: ``CommandIn`` -> ``command``."""
+    name = type(msg).__name__
+    return (name.removesuffix("In") or name).lower()
 
 
 def adapt(actions: Sequence[Outbound], capabilities: Capabilities) -> list[Outbound]:

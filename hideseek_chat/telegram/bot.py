@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -36,6 +37,7 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest, HTTPXRequest
 
+from hideseek_chat import metrics
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
@@ -44,6 +46,7 @@ from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, Outbound, SendText
 from hideseek_chat.chat.pacing import Pacer
+from hideseek_chat.logs import is_network_error, one_line
 from hideseek_chat.store.inbox import Stored
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.telegram.convert import MAX_DOWNLOAD_BYTES, key, telegram_id, to_inbound
@@ -188,6 +191,7 @@ class TelegramChannel:
         once it is in the inbox (before the replies go out)."""
         driver = self.driver(bot)
         now = self._clock.now()
+        started = time.perf_counter()
         inbound = await to_inbound(
             update, bot_username=bot.username, now=now, max_download=self._max_download
         )
@@ -205,6 +209,7 @@ class TelegramChannel:
         query = update.callback_query
         if query is not None:  # a press the conversation cannot read, answered all the same
             await self.perform([AnswerButton(key(query.from_user.id), press_ref=query.id)], now)
+        metrics.update_handled("other", time.perf_counter() - started)
         await driver.drain()
 
     # ------------------------------------------------------------------ raw updates
@@ -390,6 +395,10 @@ async def _set_commands(application: TelegramApp) -> None:
 async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Log a failed update by its id and kind, never its content: a location in it may be
     the hider's."""
+    error = context.error
+    if error is not None and is_network_error(error):  # expected now and then: one line
+        log.warning("%s failed (%s)", _what(update), one_line(error))
+        return
     if isinstance(update, Update):
         kind = next(
             (
@@ -402,6 +411,13 @@ async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None
         log.error("handling update %s (%s) failed", update.update_id, kind, exc_info=context.error)
     else:
         log.error("handling %s failed", type(update).__name__, exc_info=context.error)
+
+
+def _what(update: object) -> str:
+    """What failed, for a one-line log: an update by its id, else a job or call by type."""
+    if isinstance(update, Update):
+        return f"handling update {update.update_id}"
+    return "a job" if update is None else f"handling {type(update).__name__}"
 
 
 def build_application(

@@ -16,6 +16,7 @@ from typing import Any
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
+from hideseek_chat import metrics
 from hideseek_chat.chat.pacing import Pacer
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ class PacingLimiter(BaseRateLimiter[int]):
                 return await callback(*args, **kwargs)
             except RetryAfter as flood:
                 self.flood_waits += 1
+                metrics.rate_limited()
                 wait = retry_seconds(flood.retry_after)
                 if attempt >= retries or wait > MAX_RETRY_WAIT:
                     raise

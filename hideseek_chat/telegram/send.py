@@ -27,6 +27,7 @@ from telegram import (
 from telegram.constants import MessageLimit, ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from hideseek_chat import metrics
 from hideseek_chat.chat.model import (
     AnswerButton,
     Button,
@@ -36,6 +37,7 @@ from hideseek_chat.chat.model import (
     SendFile,
     SendText,
 )
+from hideseek_chat.logs import who
 from hideseek_chat.telegram.convert import telegram_id
 
 log = logging.getLogger(__name__)
@@ -81,20 +83,27 @@ async def perform(
         try:
             await _perform_one(bot, conversation, action, press_id, now)
         except _Unreachable:
+            metrics.sent("unreachable")
             if action.to in unreachable:
                 continue
             unreachable.add(action.to)
             # What to say instead (a notice in their group) goes out right after.
             pending[:0] = conversation.unreachable(action.to, now)
         except BadRequest as err:  # a subclass of NetworkError, but nothing a retry fixes
+            metrics.sent("refused")
             log.warning("Telegram refused %s: %s", _describe(action), err)
         except (RetryAfter, NetworkError) as err:
+            metrics.sent("429" if isinstance(err, RetryAfter) else "retry")
             log.warning("Telegram unreachable for %s, will retry: %s", _describe(action), err)
             return False
         except TelegramError as err:
+            metrics.sent("refused")
             log.warning("Telegram refused %s: %s", _describe(action), err)
         except ValueError as err:  # a key of another channel
+            metrics.sent("failed")
             log.error("cannot perform %s on Telegram: %s", _describe(action), err)
+        else:
+            metrics.sent("ok")
     return True
 
 
@@ -118,7 +127,7 @@ async def _perform_one(
         if query_id:
             await bot.answer_callback_query(query_id, text=action.text or None)
     else:
-        log.error("no Telegram action for %r", action)
+        log.error("no Telegram action for %s", _describe(action))
 
 
 async def _send_text(
@@ -126,7 +135,7 @@ async def _send_text(
 ) -> None:
     chat_id = telegram_id(action.to)
     if not (action.text or action.photo_ref or action.image or action.pre):
-        log.warning("not sending an empty message to %s", action.to)
+        log.warning("not sending an empty message to %s", who(action.to))
         return
     markup = keyboard(action.buttons, bot.username)
     try:
@@ -232,7 +241,7 @@ async def _edit(
         reason = str(err).lower()
         if "not modified" in reason:
             return True
-        log.info("message %s in %s cannot be edited (%s)", action.edit_ref, chat_id, err)
+        log.info("message %s in %s cannot be edited (%s)", action.edit_ref, who(action.to), err)
         return False
     return True
 
@@ -262,7 +271,8 @@ async def _send_status(
                 return
             if "not found" not in reason and "can't be edited" not in reason:
                 raise
-            log.info("%s message %s in %s is gone (%s); sending a new one", slot, ref, chat_id, err)
+            gone = "%s message %s in %s is gone (%s); sending a new one"
+            log.info(gone, slot, ref, who(action.to), err)
     if action.transient:
         return  # progress of a message that is gone: the outcome will be sent anew
     sent = await bot.send_message(chat_id, text, reply_markup=markup)
@@ -270,7 +280,7 @@ async def _send_status(
         try:
             await bot.pin_chat_message(chat_id, sent.message_id, disable_notification=True)
         except TelegramError as err:  # not an admin: the status still works, unpinned
-            log.info("could not pin the status in %s: %s", chat_id, err)
+            log.info("could not pin the status in %s: %s", who(action.to), err)
     conversation.remember_status(action.to, str(sent.message_id), now, slot)
 
 
@@ -278,7 +288,9 @@ async def _delete(bot: Bot, action: DeleteMessage) -> None:
     try:
         await bot.delete_message(telegram_id(action.to), int(action.message_ref))
     except (BadRequest, Forbidden) as err:  # too old, already gone, or the bot is no admin
-        log.info("could not delete message %s in %s: %s", action.message_ref, action.to, err)
+        log.info(
+            "could not delete message %s in %s: %s", action.message_ref, who(action.to), err
+        )
 
 
 async def _edit_buttons(bot: Bot, action: EditButtons) -> None:
@@ -289,7 +301,9 @@ async def _edit_buttons(bot: Bot, action: EditButtons) -> None:
             reply_markup=keyboard(action.buttons, bot.username),
         )
     except BadRequest as err:  # already changed, too old, or gone: nothing left to remove
-        log.info("could not edit the buttons of %s in %s: %s", action.message_ref, action.to, err)
+        log.info(
+            "could not edit the buttons of %s in %s: %s", action.message_ref, who(action.to), err
+        )
 
 
 def location_keyboard(rows: Sequence[Sequence[Button]]) -> ReplyKeyboardMarkup | None:
@@ -347,4 +361,4 @@ def _chunks(text: str, limit: int) -> list[str]:
 
 
 def _describe(action: Outbound) -> str:
-    return f"{type(action).__name__} to {action.to}"
+    return f"{type(action).__name__} to {who(action.to)}"

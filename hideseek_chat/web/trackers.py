@@ -35,7 +35,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from hideseek_chat.chat.drive import Driver, adapt, wall_clock
+from hideseek_chat import metrics
+from hideseek_chat.chat.drive import Driver, adapt, kind_of, wall_clock
 from hideseek_chat.chat.model import ChatKind, Sender, TrackerIn
 from hideseek_chat.chat.tracker_links import APPS, PREFIX
 from hideseek_chat.store.trackers import Holder, token_hash
@@ -92,6 +93,7 @@ class DriverIngest:
 
     async def receive(self, msg: TrackerIn, hashed: str) -> bool:
         driver = self.driver
+        started = time.perf_counter()
         loop = asyncio.get_running_loop()
         replies = await loop.run_in_executor(
             driver.threads, driver.conversation.handle_tracker, msg, hashed
@@ -102,6 +104,7 @@ class DriverIngest:
             await driver.channel.perform(adapt(replies, driver.channel.capabilities), msg.at)
         if driver.conversation.maybe_pending:  # most pings announce nothing: no look
             await driver.drain()
+        metrics.update_handled(kind_of(msg), time.perf_counter() - started)  # "tracker"
         return True
 
 

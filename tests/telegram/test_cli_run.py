@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from hideseek_chat import app as app_module
@@ -14,6 +20,12 @@ from hideseek_chat.config import Config, ConfigError
 from hideseek_chat.telegram import runner
 from tests.telegram.factories import GROUP, TOKEN, make_command
 from tests.telegram.fakes import RecordingRequest
+from tests.telegram.processes import PATIENCE, free_port, wait_until
+
+
+@pytest.fixture(autouse=True)
+def _logging_restored(restore_logging: None) -> None:
+    """``run`` and ``webhook`` set up logging for the process: undone after each test."""
 
 
 @pytest.fixture
@@ -25,6 +37,9 @@ def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
         "WEBHOOK_URL",
         "WEBHOOK_SECRET",
         "PORT",
+        "HIDESEEK_WEB_PORT",
+        "HIDESEEK_LOG_LEVEL",
+        "HIDESEEK_LOG_FORMAT",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HIDESEEK_DATA_DIR", str(tmp_path))
@@ -172,3 +187,129 @@ async def test_the_real_conversation_answers_through_the_bot(
         await app.telegram.shutdown()
     finally:
         app.engine.dispose()
+
+
+# ----------------------------------------------------------------- serving and stopping
+
+
+def test_a_port_makes_long_polling_serve_the_web_routes() -> None:
+    assert not Config.from_env({}).serve_web  # the webhook's default port, nothing served
+    assert Config.from_env({"PORT": "9100"}).serve_web
+    config = Config.from_env({"HIDESEEK_WEB_PORT": "9200", "PORT": "9100"})
+    assert (config.serve_web, config.port) == (True, 9200)
+    with pytest.raises(ConfigError, match="HIDESEEK_WEB_PORT must be a port number"):
+        Config.from_env({"HIDESEEK_WEB_PORT": "web"})
+
+
+def test_bad_log_settings_are_one_sentence(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    env.setenv("HIDESEEK_LOG_FORMAT", "xml")
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "HIDESEEK_LOG_FORMAT must be text or json" in err
+
+
+def test_run_without_telegram_retries_serves_health_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    """``hideseek-chat run`` as a process, Telegram unreachable (nothing listens on its
+    port): one line per failed attempt, no traceback; /healthz and /readyz answer meanwhile
+    (a PORT is set); SIGTERM ends it cleanly."""
+    web = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HIDESEEK_", "TELEGRAM_"))}
+    env.update(
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_BASE_URL=f"http://127.0.0.1:{free_port()}/bot",
+        HIDESEEK_DATA_DIR=str(tmp_path),
+        PORT=str(web),
+        HOST="127.0.0.1",
+        HIDESEEK_LOG_FORMAT="json",
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+    )
+    env.pop("DATABASE_URL", None)
+    log = tmp_path / "bot.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hideseek_chat", "run"], env=env, stdout=out, stderr=out
+        )
+    try:
+
+        def failures() -> list[dict[str, Any]]:
+            entries = [json.loads(line) for line in log.read_text().splitlines()]
+            return [e for e in entries if e["message"].startswith("reaching Telegram failed")]
+
+        wait_until(lambda: len(failures()) >= 2, "two attempts to reach Telegram")
+        assert process.poll() is None, "still running, still trying"
+        for path, answer in (("/healthz", "ok"), ("/readyz", "ready")):
+            reply = httpx.get(f"http://127.0.0.1:{web}{path}", timeout=10)
+            assert (reply.status_code, reply.text) == (200, answer)
+        page = httpx.get(f"http://127.0.0.1:{web}/metrics", timeout=10).text
+        assert "hideseek_updates_handled" in page
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=PATIENCE) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = log.read_text()
+    assert "Traceback" not in text
+    assert all("exc" not in e for e in failures())
+    assert all(line.startswith("{") for line in text.splitlines()), text
+    with pytest.raises(httpx.ConnectError):  # the web server stopped with it
+        httpx.get(f"http://127.0.0.1:{web}/healthz", timeout=2)
+
+
+async def test_the_route_list_has_the_webhook_only_in_webhook_mode(tmp_path: Path) -> None:
+    config = Config(
+        telegram_token=TOKEN, data_dir=tmp_path, webhook_url="https://bot.example.org/tg/hook"
+    )
+    app = app_module.build(config, request=RecordingRequest())
+
+    async def receive(update: dict[str, Any]) -> None:
+        raise AssertionError("not called")
+
+    try:
+        webhook = app_module.webhook_settings(config)
+        paths = [getattr(r, "path", None) for r in app_module.web_routes(app, webhook, receive)]
+        # WEBHOOK_URL's origin is where tracker apps reach the bot too (issue 20).
+        trackers = ["/trackers/{token}/{app}", "/trackers/{app}"]
+        assert paths == ["/tg/hook", "/healthz", "/readyz", "/metrics", *trackers]
+        polling = [getattr(r, "path", None) for r in app_module.web_routes(app)]
+        assert polling == ["/healthz", "/readyz", "/metrics", *trackers]
+        with pytest.raises(ValueError, match="receiver"):
+            app_module.web_routes(app, webhook)
+    finally:
+        app.engine.dispose()
+
+
+async def test_a_network_error_in_a_job_or_update_is_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from telegram.error import TimedOut
+
+    from hideseek_chat.telegram import bot as bot_module
+
+    class Context:
+        error: Exception = TimedOut()
+
+    with caplog.at_level(logging.WARNING, logger="hideseek_chat.telegram.bot"):
+        await bot_module._log_error(None, Context())  # type: ignore[arg-type]
+        Context.error = KeyError("a bug")
+        await bot_module._log_error(None, Context())  # type: ignore[arg-type]
+    network, bug = caplog.records
+    assert (network.levelname, network.exc_info) == ("WARNING", None)
+    assert network.getMessage() == "a job failed (TimedOut: Timed out)"
+    assert bug.levelname == "ERROR" and bug.exc_info is not None
+
+
+def test_a_database_away_at_start_is_one_line(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    env.setenv("DATABASE_URL", f"postgresql://postgres:pa55word@127.0.0.1:{free_port()}/x")
+    assert main(["run"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be reached" in err, err
+    assert "pa55word" not in err and "Traceback" not in err
