@@ -110,13 +110,16 @@ class DriverIngest:
 
 class RateLimit:
     """A token bucket per tracker token: ``per_minute`` pings a minute, in bursts of as
-    many. ``take`` answers how many seconds to wait (0: go ahead)."""
+    many. ``take`` answers how many seconds to wait (0: go ahead); ``is_new_flood`` whether
+    that refusal is the first since the token last got through (logged once a flood)."""
 
     def __init__(self, per_minute: int, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.capacity = float(per_minute)
         self.rate = per_minute / 60.0
         self.monotonic = monotonic
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._flooding: set[str] = set()
+        self.is_new_flood = False
 
     def take(self, key: str) -> float:
         now = self.monotonic()
@@ -124,7 +127,11 @@ class RateLimit:
         level = min(self.capacity, level + (now - then) * self.rate)
         if level < 1.0:
             self._buckets[key] = (level, now)
+            self.is_new_flood = key not in self._flooding
+            if len(self._flooding) < MAX_BUCKETS:
+                self._flooding.add(key)
             return (1.0 - level) / self.rate
+        self._flooding.discard(key)
         self._buckets[key] = (level - 1.0, now)
         while len(self._buckets) > MAX_BUCKETS:
             self._buckets.popitem(last=False)  # the longest quiet: nearly full again
@@ -164,7 +171,8 @@ def tracker_routes(
         hashed = token_hash(token)
         wait = limit.take(hashed)
         if wait > 0:
-            log.info("tracker %s over its rate", hashed[:8])
+            if limit.is_new_flood:  # one line a flood, not one a request
+                log.info("tracker %s over its rate", hashed[:8])
             return PlainTextResponse(
                 "too many pings", status_code=429, headers={"Retry-After": str(math.ceil(wait))}
             )

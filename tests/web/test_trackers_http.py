@@ -248,4 +248,5 @@ def test_logs_name_a_token_by_a_short_hash_and_hold_no_position(
     logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith(server))
     assert token_hash(token)[:8] in logged  # the 429 and the 400 say whose, briefly
     assert token not in logged and token_hash(token) not in logged
+    assert logged.count("over its rate") == 1  # one line for the flood, not one a request
     assert f"{LAT:.3f}"[:6] not in logged and str(LON)[:6] not in logged
