@@ -46,9 +46,11 @@ from hideseek_chat.telegram.bot import (
     TelegramApp,
     TelegramChannel,
     build_application,
+    channel_of,
 )
 from hideseek_chat.web.health import health_routes
 from hideseek_chat.web.server import Receive, make_app, make_server, telegram_route
+from hideseek_chat.web.trackers import DriverIngest, tracker_routes
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,7 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
                 map_clients=map_clients,
                 map_max_age=config.map_max_age,
                 painter=painter,
+                tracker_url=config.tracker_url,
             )
         return Conversation(
             uow_factory,
@@ -105,6 +108,7 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
             map_clients=map_clients,
             map_max_age=config.map_max_age,
             painter=painter,
+            tracker_url=config.tracker_url,
         )
 
     telegram = build_application(
@@ -220,12 +224,13 @@ def webhook_settings(config: Config) -> runner.Webhook:
 async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     """Run until SIGTERM or SIGINT, then stop cleanly: the updates in hand are finished,
     no new timer or outbox entry is claimed. Long polling serves the web server's routes
-    (health, metrics) too when a port is configured (``Config.serve_web``)."""
+    (health, metrics) too when a port is configured (``Config.serve_web``), and when
+    tracker apps have an address to reach (``serves_web_when_polling``)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    if webhook is not None or not app.config.serve_web:
+    if webhook is not None or not (app.config.serve_web or serves_web_when_polling(app.config)):
         await runner.run(app.telegram, stop, webhook, serve=partial(serve_webhook, app))
         return
     server = make_server(make_app(web_routes(app)), app.config.host, app.config.port)
@@ -241,14 +246,31 @@ def web_routes(
     app: App, webhook: runner.Webhook | None = None, receive: Receive | None = None
 ) -> list[BaseRoute]:
     """Every route of the web server: Telegram's webhook (``receive`` each update) when
-    ``webhook`` is given, and the operator's ``/healthz``, ``/readyz``, ``/metrics``."""
+    ``webhook`` is given, the operator's ``/healthz``, ``/readyz``, ``/metrics``, and the
+    GPS tracker apps' ingest when trackers are on (``web_tracker_routes``)."""
     routes: list[BaseRoute] = []
     if webhook is not None:
         if receive is None:
             raise ValueError("a webhook needs a receiver for its updates")
         routes.append(telegram_route(webhook.path, webhook.secret, receive))
     routes.extend(health_routes(app.engine))
+    routes.extend(web_tracker_routes(app))
     return routes
+
+
+def serves_web_when_polling(config: Config) -> bool:
+    """Whether long polling also runs the web server because tracker apps have an address
+    to reach (``PUBLIC_URL``)."""
+    return config.tracker_url is not None
+
+
+def web_tracker_routes(app: App) -> list[BaseRoute]:
+    """The tracker apps' routes (``web.trackers``) when trackers are on, else none."""
+    if app.config.tracker_url is None:
+        return []
+    channel = channel_of(app.telegram)
+    ingest = DriverIngest(lambda: channel.current_driver)
+    return list(tracker_routes(ingest, app.config.tracker_rate_per_min, clock=app.clock.now))
 
 
 async def serve_webhook(

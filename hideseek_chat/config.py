@@ -34,6 +34,8 @@ TILE_RATE_PER_S = 2.0
 MAP_MAX_AGE_DAYS = 30.0
 #: What Telegram accepts as a webhook's secret token.
 SECRET_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,256}")
+#: Pings one tracker token may send a minute before the server answers 429.
+TRACKER_RATE_PER_MIN = 120
 
 
 class ConfigError(ValueError):
@@ -62,6 +64,20 @@ class Config:
     map_max_age: timedelta = timedelta(days=MAP_MAX_AGE_DAYS)
     tile_url: str | None = TILE_URL
     tile_rate_per_s: float = TILE_RATE_PER_S
+    #: the public address tracker apps reach (PUBLIC_URL); None: WEBHOOK_URL's origin
+    public_url: str | None = None
+    tracker_rate_per_min: int = TRACKER_RATE_PER_MIN
+
+    @property
+    def tracker_url(self) -> str | None:
+        """Where tracker apps reach the web server: PUBLIC_URL, else WEBHOOK_URL's scheme and
+        host; None when neither is set (no tracker links are handed out)."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        if self.webhook_url:
+            parts = urlsplit(self.webhook_url)
+            return f"{parts.scheme}://{parts.netloc}"
+        return None
 
     @property
     def tile_cache_dir(self) -> Path:
@@ -172,6 +188,7 @@ class Config:
         if not 0 <= max_age <= 3650:
             raise ConfigError("HIDESEEK_MAP_MAX_AGE_DAYS must be from 0 to 3650.")
         tile_url, tile_rate = _tile_settings(env)
+        public_url, tracker_rate = _tracker_settings(env)
         dirs = tuple(Path(p) for p in env.get("HIDESEEK_RULESETS_DIR", "").split(os.pathsep) if p)
         return cls(
             telegram_token=env.get("TELEGRAM_BOT_TOKEN") or None,
@@ -192,6 +209,8 @@ class Config:
             map_max_age=timedelta(days=max_age),
             tile_url=tile_url,
             tile_rate_per_s=tile_rate,
+            public_url=public_url,
+            tracker_rate_per_min=tracker_rate,
         )
 
 
@@ -242,6 +261,18 @@ def read_env_file(path: Path) -> dict[str, str]:
             value = value.split(" #", 1)[0].rstrip()
         values[name] = value
     return values
+
+
+def _tracker_settings(env: Mapping[str, str]) -> tuple[str | None, int]:
+    """PUBLIC_URL and HIDESEEK_TRACKER_RATE (pings a minute per tracker); ConfigError when
+    malformed."""
+    public_url = _http_url(env, "PUBLIC_URL")
+    rate_text = env.get("HIDESEEK_TRACKER_RATE", "").strip() or str(TRACKER_RATE_PER_MIN)
+    if not (rate_text.isascii() and rate_text.isdigit()) or not 0 < int(rate_text) <= 100_000:
+        raise ConfigError(
+            f"HIDESEEK_TRACKER_RATE must be a whole number of pings a minute, not {rate_text!r}."
+        )
+    return public_url, int(rate_text)
 
 
 def _tile_settings(env: Mapping[str, str]) -> tuple[str | None, float]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from hideseek_chat import metrics
@@ -39,7 +39,9 @@ from hideseek_chat.chat.model import (
     EditButtons,
     Inbound,
     Outbound,
+    Sender,
     SendText,
+    TrackerIn,
     Unpin,
 )
 from hideseek_chat.chat.painter import Painter
@@ -52,6 +54,7 @@ from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
+from hideseek_chat.store.trackers import Holder
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
 #: A process sending a game's outbox holds it this long (renewed as it goes); one that died
@@ -85,6 +88,7 @@ class Conversation:
         map_clients: MapClients | None = None,
         map_max_age: timedelta = timedelta(days=30),
         painter: Painter | None = None,
+        tracker_url: str | None = None,
     ) -> None:
         self.services = Services(
             uow_factory,
@@ -94,6 +98,7 @@ class Conversation:
             seeds or (lambda: secrets.randbits(31)),
             map_clients=map_clients,
             map_max_age=map_max_age,
+            tracker_url=tracker_url,
         )
         if painter is not None:
             self.services.painter = painter
@@ -183,6 +188,43 @@ class Conversation:
         if isinstance(msg, CommandIn) and msg.kind == ChatKind.GROUP:
             self.services.topics.pop(msg.chat, None)  # /newgame may have moved the game's topic
         return replies
+
+    def handle_tracker(self, msg: TrackerIn, hashed: str) -> list[Outbound] | None:
+        """A tracker app's ping with the token hashed ``hashed``, in one unit of work: the
+        token checked (and its app noted as heard), then the ping as its holder's pin
+        (``msg``'s chat and sender are replaced by the holder's). None, with nothing
+        written, for an unknown or revoked token; else the replies to send now."""
+        with self.uow_factory() as uow:
+            holder = uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at)
+            if holder is None:
+                return None
+            if holder.games == 0:  # in no running game: nothing to record
+                uow.commit()
+                return []
+            person = holder.person_ref
+            msg = replace(
+                msg,
+                chat=person,
+                sender=Sender(person, ""),
+                device_ref=f"trk:{holder.tracker_id}",
+            )
+            turn = Turn(self.services, msg, uow)
+            if holder.games == 1 and holder.newest_chat is not None:
+                turn.about(holder.newest_chat)
+            try:
+                replies = routes.dispatch(turn)
+            except (RuleViolation, ChatError, GameNotFound):
+                uow.rollback()  # nothing the ping could establish: it changes nothing
+                return []
+            uow.commit()
+        if turn.applied:
+            self.maybe_pending = True
+        return replies
+
+    def tracker_holder(self, hashed: str) -> Holder | None:
+        """Whose live tracker token hashes to ``hashed``, writing nothing."""
+        with self.uow_factory() as uow:
+            return uow.trackers.holder(hashed)
 
     def settle(
         self,

@@ -90,6 +90,21 @@ class LocationIn(Inbound):
 
 
 @dataclass(frozen=True)
+class TrackerIn(LocationIn):
+    """A GPS tracker app's ping (``web.trackers``): a live location of ``sender`` in their
+    private chat, taken at ``at`` (the device's time, also its ``sent_at``).
+
+    ``device_ref`` names the tracker, so the same device and time are stored once; ``app``
+    is which app sent it ("owntracks", "traccar", "gpslogger"); ``speed_kmh`` is what the
+    device measured, if it says. The person hears nothing back for a ping.
+    """
+
+    app: str = ""
+    device_ref: str = ""
+    speed_kmh: float | None = None
+
+
+@dataclass(frozen=True)
 class ButtonIn(Inbound):
     """A press of a button the bot sent; ``data`` is the button's ``data``.
 

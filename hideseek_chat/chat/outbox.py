@@ -135,7 +135,14 @@ def status(
     now: datetime,
 ) -> str:
     """The group's pinned status."""
-    return texts.status_text(state, fmt, now, sightings.last_seen(uow, game_id, state))
+    seen = sightings.seen_from(uow, game_id, state)
+    return texts.status_text(
+        state,
+        fmt,
+        now,
+        {ref: s[0] if s else None for ref, s in seen.items()},
+        {ref: s[1] for ref, s in seen.items() if s},
+    )
 
 
 def card_labels(

@@ -38,6 +38,8 @@ def is_current(ping: Ping, now: datetime) -> bool:
 
 
 def _source(value: str) -> PinSource:
+    if pins.is_tracker(value):
+        return PinSource.TRACKER
     try:
         return PinSource(value)
     except ValueError:  # an older or unknown source: a one-off pin
@@ -52,6 +54,7 @@ def pin_of(ping: Ping) -> Pin:
         accuracy_m=ping.accuracy_m,
         source=_source(ping.source),
         forwarded=ping.forwarded,
+        speed_kmh=ping.speed_kmh,
     )
 
 

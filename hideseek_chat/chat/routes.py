@@ -29,6 +29,7 @@ from hideseek_chat.chat.handlers import (
     questions,
     seekmap,
     setup,
+    trackers,
 )
 from hideseek_chat.chat.i18n import N_
 from hideseek_chat.chat.keyboards import BOTNET_VERBS, Press, Verb, decode
@@ -44,6 +45,7 @@ from hideseek_chat.chat.model import (
     Outbound,
     PhotoIn,
     TextIn,
+    TrackerIn,
 )
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.geo import PinRejected, parse_pin_text
@@ -132,6 +134,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("hand", cards.hand, Where.ANYWHERE, N_("show your cards (in private)")),
     Command("play", cards.play, Where.PRIVATE, N_("hider: play card N of your hand, like /play 2")),
     Command("track", info.track, Where.PRIVATE, N_("hider: where the seekers were last seen")),
+    Command(
+        "tracker",
+        trackers.tracker_command,
+        Where.PRIVATE,
+        N_("your link for a GPS tracker app (OwnTracks, Traccar, GPSLogger); off, reset"),
+        needs_game=False,
+    ),
     # /map find PLACE, /map stations, /map refresh: /map itself shows them.
     Command(
         "map",
@@ -342,6 +351,8 @@ def _dispatch(turn: Turn) -> list[Outbound]:
         return _command(turn, msg)
     if isinstance(msg, ButtonIn):
         return _button(turn, msg)
+    if isinstance(msg, TrackerIn):
+        return pins.tracker(turn, msg)
     if isinstance(msg, LocationIn):
         if turn.is_private and not msg.live_ended:
             turn.settle_game()
@@ -401,6 +412,9 @@ def _button(turn: Turn, msg: ButtonIn) -> list[Outbound]:
     elif press.verb == Verb.FORGET_ME:  # about the presser, not a game
         replies = privacy.press_forget(turn, press)
         toast = turn.say("chat.done")
+    elif press.verb == Verb.TRACKER:  # the person's own link, whatever their game
+        replies = trackers.press(turn, press)
+        toast = ""
     else:
         if turn.is_private:  # the game the button names, when the presser plays in it
             turn.follow(press.game_id)

@@ -120,11 +120,19 @@ def thermometer_start(
 
 def last_seen(uow: UnitOfWork, game_id: int, state: GameState) -> dict[str, datetime | None]:
     """When each active player's newest pin was taken (None: never)."""
-    seen: dict[str, datetime | None] = {}
+    return {ref: seen[0] if seen else None for ref, seen in seen_from(uow, game_id, state).items()}
+
+
+def seen_from(
+    uow: UnitOfWork, game_id: int, state: GameState
+) -> dict[str, tuple[datetime, str] | None]:
+    """When each active player's newest pin was taken and its source ("live", "pin",
+    "tracker:owntracks"...); None: never."""
+    seen: dict[str, tuple[datetime, str] | None] = {}
     for player in state.players:
         if player.active:
             ping = last_pin(uow, game_id, player.id)
-            seen[player.ref] = ping.at if ping else None
+            seen[player.ref] = (ping.at, ping.source) if ping else None
     return seen
 
 

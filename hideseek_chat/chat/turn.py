@@ -103,6 +103,10 @@ class Services:
         self.topics[chat] = (topic, clock)
         return topic
 
+    #: the public address tracker apps reach the web server at (``/tracker``); None: no
+    #: tracker links are handed out
+    tracker_url: str | None = None
+
     def ruleset(self, state: GameState) -> Ruleset:
         return self.rulesets(state.ruleset)
 
@@ -213,6 +217,11 @@ class Turn:
             raise
         except GameNotFound:
             pass
+
+    def about(self, chat: str) -> None:
+        """Take ``chat``'s game as the one the message is about: the caller knows (a tracker's
+        holder plays in that one game only), so no query looks for it."""
+        self._chat = chat
 
     def follow(self, game_id: int) -> None:
         """Take the game a button pressed in private names, when the presser plays in it and

@@ -36,6 +36,7 @@ class PinSource(StrEnum):
     LIVE = "live"  # a live location that keeps updating
     PIN = "pin"  # a one-off location sent from the phone
     TEXT = "text"  # coordinates or a map link typed or pasted as text
+    TRACKER = "tracker"  # a GPS tracker app (OwnTracks, Traccar, GPSLogger) keeps reporting
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,8 @@ class Pin:
     forwarded: bool = False
     live_period: int | None = None
     heading: int | None = None
+    #: the speed the device itself measured (a tracker app's GPS), km/h; None: unknown
+    speed_kmh: float | None = None
 
     def __post_init__(self) -> None:
         lat, lon = _check_coordinates(self.lat, self.lon)

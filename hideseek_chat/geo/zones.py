@@ -14,6 +14,7 @@ carry the numbers (distances, accuracies) and a reason code:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -143,6 +144,12 @@ def estimate_transit(
     newest = pins[-1]
     if now - newest.at > max_age:
         return TransitEstimate(None, None, "stale_pin", threshold_kmh)
+    if newest.speed_kmh is not None and math.isfinite(newest.speed_kmh):
+        # A tracker's GPS measures its speed (Doppler), better than two positions can.
+        riding = newest.speed_kmh > threshold_kmh
+        return TransitEstimate(
+            riding, newest.speed_kmh, "moving" if riding else "still", threshold_kmh
+        )
     recent = [p for p in pins if newest.at - p.at <= window]
     oldest = recent[0]
     span = (newest.at - oldest.at).total_seconds()

@@ -2,8 +2,9 @@
 
 The geo layer measures pins (distances, zones, rides); these rules say what the measurements
 mean for the game. A pin's source is a plain string: ``"live"`` for a live location that
-keeps updating, anything else (``"pin"``, ``"text"``, a future ``"tracker"``) is treated like
-a one-off pin. Time is always an argument.
+keeps updating, and a GPS tracker app's (``"tracker:owntracks"``...), which keeps reporting
+too, count as live; anything else (``"pin"``, ``"text"``) is treated like a one-off pin.
+Time is always an argument.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from datetime import datetime, timedelta
 
 from hideseek_chat.rules.state import GameState, Mode, Question, QuestionStatus
 
-#: The source of a live location, the only kind that keeps following its person.
+#: The source of a live location, which keeps following its person.
 LIVE = "live"
+#: A tracker app's pins are stored as ``"tracker:<app>"``; they keep following their
+#: person like a live location.
+TRACKER = "tracker"
 
 #: A one-off pin counts as where its person is for this long (automatic answers, the zone,
 #: a catch, a thermometer's start).
@@ -44,8 +48,14 @@ def is_at_station(distance_m: float) -> bool:
 
 
 def is_live(source: str) -> bool:
-    """Say whether ``source`` is a live location (every other source is a one-off pin)."""
-    return source == LIVE
+    """Say whether ``source`` keeps following its person: a live location or a tracker app
+    (every other source is a one-off pin)."""
+    return source == LIVE or is_tracker(source)
+
+
+def is_tracker(source: str) -> bool:
+    """Say whether ``source`` is a GPS tracker app's (``"tracker:<app>"``)."""
+    return source == TRACKER or source.startswith(TRACKER + ":")
 
 
 def max_pin_age(source: str) -> timedelta:

@@ -47,6 +47,7 @@ class Ping:
     source: str
     forwarded: bool
     at: datetime
+    speed_kmh: float | None = None  # as the device measured it (a tracker app)
 
 
 # Pings are many and write-only: prebuilt Core statements skip statement construction and
@@ -75,6 +76,7 @@ _COLUMNS = (
     "at",
     "message_ref",
     "sent_at",
+    "speed_kmh",
 )
 # A newer version of this player's position is stored already: this one is history.
 _NEWER = exists().where(
@@ -106,6 +108,7 @@ _LAST = (
         PingRow.source,
         PingRow.forwarded,
         PingRow.at,
+        PingRow.speed_kmh,
     )
     .where(PingRow.game_id == bindparam("game"), PingRow.player_id == bindparam("player"))
     .order_by(PingRow.id.desc())
@@ -213,6 +216,7 @@ class Pings:
         forwarded: bool = False,
         message_ref: str | None = None,
         sent_at: datetime | None = None,
+        speed_kmh: float | None = None,
     ) -> bool:
         """Store a ping; False (nothing written) when this version of ``message_ref`` is
         stored already or the player has a newer one (``sent_at`` later than this)."""
@@ -231,6 +235,7 @@ class Pings:
                 "at": at,
                 "message_ref": message_ref,
                 "sent_at": sent_at,
+                "speed_kmh": speed_kmh,
             },
         )
         return inserted.first() is not None
@@ -248,6 +253,7 @@ class Pings:
         message_ref: str | None = None,
         sent_at: datetime | None = None,
         inbox: Inbox | None = None,
+        speed_kmh: float | None = None,
     ) -> Recorded | None:
         """Store a ping of ``player_ref`` in the chat's current game (as ``add`` does); None
         when they are not an active player of it.
@@ -275,6 +281,7 @@ class Pings:
                 forwarded,
                 message_ref,
                 sent_at,
+                speed_kmh,
             )
             return Recorded(found, stored)
         values = {
@@ -288,6 +295,7 @@ class Pings:
             "at": at,
             "message_ref": message_ref,
             "sent_at": sent_at,
+            "speed_kmh": speed_kmh,
         }
         deferred = inbox.take_deferred() if inbox is not None else None
         if deferred is not None:
@@ -302,7 +310,9 @@ class Pings:
         if stored_id is None:
             self._recent.pop((game_id, player_id), None)
             return Recorded(target, False)
-        new = Ping(stored_id, game_id, player_id, lat, lon, accuracy_m, source, forwarded, at)
+        new = Ping(
+            stored_id, game_id, player_id, lat, lon, accuracy_m, source, forwarded, at, speed_kmh
+        )
         before = row[6:]
         if before[0] is None:
             self._recent[(game_id, player_id)] = ([new], True)  # their first ping
@@ -322,7 +332,7 @@ class Pings:
         rows = self.session.connection().execute(
             _LAST, {"game": game_id, "player": player_id, "n": n}
         )
-        return [Ping(*row) for row in rows]
+        return [Ping(*row) for row in rows]  # type: ignore[call-arg]  # ten columns: untyped
 
     def purge(self, now: datetime, keep: timedelta) -> int:
         """Delete the pings of games that ended more than ``keep`` before ``now``."""

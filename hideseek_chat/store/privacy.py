@@ -6,9 +6,11 @@ one person across every game: their pings go, their player rows are anonymized (
 their shape: questions and catches still point at a player, now nameless), and their ref and
 names are struck from the event log and the outbox. Their botnet seats are anonymized the same
 way (the matches and their steps stay and still replay; the seat's ref and name are gone).
-The game they chose for their private messages is forgotten, and so is what the bot knew of
-them outside games (their name, language, that they opened a private chat). ``erase_person``
-does the same inside a unit of work the caller commits (the chat's ``/forgetme``).
+The game they chose for their private messages is forgotten, and so are their GPS tracker
+links (``tracker_tokens``: the fingerprints and when an app was last heard) and what the bot
+knew of them outside games (their name, language, that they opened a private chat).
+``erase_person`` does the same inside a unit of work the caller commits (the chat's
+``/forgetme``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from hideseek_chat.store.models import (
     PingRow,
     PlayerRow,
     TeamRow,
+    TrackerRow,
 )
 from hideseek_chat.store.serialize import dumps, loads
 from hideseek_chat.store.uow import UnitOfWork, UnitOfWorkFactory
@@ -122,6 +125,8 @@ def erase_person(uow: UnitOfWork, player_ref: str) -> Erasure:
         seat.name = ERASED_NAME
     # Which of their games they meant in private: nothing of it is kept.
     session.execute(delete(PersonFocusRow).where(PersonFocusRow.ref == player_ref))
+    # Their tracker links, revoked or not: a fingerprint still names them.
+    session.execute(delete(TrackerRow).where(TrackerRow.person_ref == player_ref))
     people = session.execute(delete(PersonRow).where(PersonRow.ref == player_ref))
     session.flush()
     return Erasure(

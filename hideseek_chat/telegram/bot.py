@@ -142,6 +142,11 @@ class TelegramChannel:
         #: ``getChatMember``); the fallback when ``getChatMember`` fails
         self.rights: dict[str, BotRights] = {}
 
+    @property
+    def current_driver(self) -> Driver | None:
+        """The drive loop once ``driver`` made it (the bot knows its username), else None."""
+        return self._driver
+
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
         if self._driver is None:

@@ -1,11 +1,8 @@
 """chat topic: the forum topic (thread) a group's current game lives in
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-11-27 04:30:00
-
-The tracker tokens (0010) are written beside this on another branch: whoever merges both
-makes this revise 0010.
 """
 from typing import Sequence, Union
 
@@ -15,7 +12,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision: str = "0011"
-down_revision: Union[str, Sequence[str], None] = "0009"
+down_revision: Union[str, Sequence[str], None] = "0010"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

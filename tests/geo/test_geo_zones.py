@@ -95,6 +95,22 @@ def test_transit_speed_from_live_updates() -> None:
     assert estimate_transit(track(30, count=1), T0 + timedelta(seconds=5)).reason == "too_short"
 
 
+def test_a_trackers_measured_speed_tells_riding_from_walking_in_one_pin() -> None:
+    # A GPS tracker app reports the speed its receiver measured: one pin says it.
+    now = T0 + timedelta(seconds=5)
+    riding = Pin(*STUDENT_UNION, T0, accuracy_m=5, source=PinSource.TRACKER, speed_kmh=35.0)
+    walking = Pin(*STUDENT_UNION, T0, accuracy_m=5, source=PinSource.TRACKER, speed_kmh=4.0)
+    assert estimate_transit([riding], now).on_transit is True
+    assert estimate_transit([walking], now).on_transit is False
+    assert estimate_transit([walking], now).speed_kmh == 4.0
+    # The newest pin's measured speed wins over the positions before it.
+    later = Pin(*STUDENT_UNION, T0 + timedelta(seconds=45), source=PinSource.TRACKER,
+                speed_kmh=3.0)
+    assert estimate_transit([*track(30, count=3), later], later.at).on_transit is False
+    # ... but not once it is stale.
+    assert estimate_transit([walking], now + timedelta(minutes=10)).reason == "stale_pin"
+
+
 def test_only_the_recent_window_counts() -> None:
     # Rode a bus for two minutes, then stood still for two minutes.
     rode = track(40, count=9)

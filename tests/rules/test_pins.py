@@ -37,21 +37,24 @@ def test_the_age_limits_are_fifteen_minutes_for_a_pin_and_two_hours_live() -> No
     assert timedelta(minutes=15) == MAX_PIN_AGE
     assert timedelta(hours=2) == MAX_LIVE_AGE
     assert max_pin_age("live") == timedelta(hours=2)
-    for source in ("pin", "text", "tracker", ""):
+    # A tracker app keeps reporting, like a live location (issue 20).
+    assert max_pin_age("tracker:owntracks") == timedelta(hours=2)
+    for source in ("pin", "text", "trackers", ""):
         assert max_pin_age(source) == timedelta(minutes=15)
 
 
-@pytest.mark.parametrize("source", ["pin", "text", "tracker"])
+@pytest.mark.parametrize("source", ["pin", "text"])
 def test_a_one_off_pin_counts_for_exactly_fifteen_minutes(source: str) -> None:
     assert is_current(source, False, NOW, NOW)
     assert is_current(source, False, NOW - timedelta(minutes=15), NOW)
     assert not is_current(source, False, NOW - timedelta(minutes=15) - TICK, NOW)
 
 
-def test_a_live_location_counts_for_exactly_two_hours() -> None:
-    assert is_current("live", False, NOW - timedelta(minutes=16), NOW)
-    assert is_current("live", False, NOW - timedelta(hours=2), NOW)
-    assert not is_current("live", False, NOW - timedelta(hours=2) - TICK, NOW)
+@pytest.mark.parametrize("source", ["live", "tracker", "tracker:gpslogger"])
+def test_a_live_location_counts_for_exactly_two_hours(source: str) -> None:
+    assert is_current(source, False, NOW - timedelta(minutes=16), NOW)
+    assert is_current(source, False, NOW - timedelta(hours=2), NOW)
+    assert not is_current(source, False, NOW - timedelta(hours=2) - TICK, NOW)
 
 
 @pytest.mark.parametrize("source", ["live", "pin", "text"])
@@ -61,7 +64,9 @@ def test_a_forwarded_position_is_never_current(source: str) -> None:
 
 def test_only_a_live_location_known_off_transit_starts_the_end_game() -> None:
     assert can_start_end_game("live", False)
-    for source in ("pin", "text", "tracker", "Live"):
+    assert can_start_end_game("tracker:traccar", False)  # a tracker app: live too
+    assert not can_start_end_game("tracker:traccar", True)
+    for source in ("pin", "text", "trackers", "Live"):
         assert not can_start_end_game(source, False)
     # An unknown speed (one sparse pin) is not "off transit"; riding never starts it.
     assert not can_start_end_game("live", None)

@@ -281,9 +281,11 @@ async def test_the_route_list_has_the_webhook_only_in_webhook_mode(tmp_path: Pat
     try:
         webhook = app_module.webhook_settings(config)
         paths = [getattr(r, "path", None) for r in app_module.web_routes(app, webhook, receive)]
-        assert paths == ["/tg/hook", "/healthz", "/readyz", "/metrics"]
+        # WEBHOOK_URL's origin is where tracker apps reach the bot too (issue 20).
+        trackers = ["/trackers/{token}/{app}", "/trackers/{app}"]
+        assert paths == ["/tg/hook", "/healthz", "/readyz", "/metrics", *trackers]
         polling = [getattr(r, "path", None) for r in app_module.web_routes(app)]
-        assert polling == ["/healthz", "/readyz", "/metrics"]
+        assert polling == ["/healthz", "/readyz", "/metrics", *trackers]
         with pytest.raises(ValueError, match="receiver"):
             app_module.web_routes(app, webhook)
     finally:

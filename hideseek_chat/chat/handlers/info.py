@@ -17,8 +17,14 @@ Args = tuple[str, ...]
 
 def status(turn: Turn, args: Args) -> list[Outbound]:
     """``/status``; the hider's also names the seekers whose location no longer counts."""
-    seen = sightings.last_seen(turn.uow, turn.game_id, turn.state)
-    text = texts.status_text(turn.state, turn.fmt, turn.msg.at, seen)
+    seen = sightings.seen_from(turn.uow, turn.game_id, turn.state)
+    text = texts.status_text(
+        turn.state,
+        turn.fmt,
+        turn.msg.at,
+        {ref: s[0] if s else None for ref, s in seen.items()},
+        {ref: s[1] for ref, s in seen.items() if s},
+    )
     player = turn.player()
     if player is not None and turn.state.is_hider(player.id):
         silent = liveness.silent_seekers(turn.uow, turn.game_id, turn.state, turn.msg.at)

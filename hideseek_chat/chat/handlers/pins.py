@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from hideseek_chat.chat import liveness, referee, sightings
+from hideseek_chat.chat.focus import GameUnclear
 from hideseek_chat.chat.handlers import endgame
 from hideseek_chat.chat.model import (
     ChatKind,
@@ -25,6 +26,7 @@ from hideseek_chat.chat.model import (
     LocationIn,
     Outbound,
     TextIn,
+    TrackerIn,
 )
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
@@ -57,6 +59,24 @@ def location(turn: Turn, msg: LocationIn) -> list[Outbound]:
     return _record(turn, msg.lat, msg.lon, msg.accuracy_m, source, msg.forwarded)
 
 
+def tracker(turn: Turn, msg: TrackerIn) -> list[Outbound]:
+    """A tracker app's ping: a live location of the sender in their game (the newest when
+    they play several and chose none). Said nothing back: a person outside any game, a
+    ping that is not new, or one off the Earth changes nothing, quietly."""
+    try:
+        turn.game_chat()
+    except GameUnclear:
+        turn.follow(turn.person_games()[0].game_id)
+    except GameNotFound:
+        return []
+    try:
+        Pin(msg.lat, msg.lon, msg.at, msg.accuracy_m)
+    except PinRejected:
+        return []
+    source = f"{pins.TRACKER}:{msg.app}" if msg.app else pins.TRACKER
+    return _record(turn, msg.lat, msg.lon, msg.accuracy_m, source, False)
+
+
 def text(turn: Turn, msg: TextIn) -> list[Outbound]:
     """Coordinates or a map link typed as text count as a pin; other chatter is ignored."""
     try:
@@ -84,6 +104,8 @@ def _record(
         edited = isinstance(msg, LocationIn) and msg.edited
         return [] if edited else [turn.reply(turn.say("chat.forwarded_pin"))]
     sent_at = msg.sent_at if isinstance(msg, LocationIn) else None
+    # A tracker's pings are versions of the device's one "message": its ref and time.
+    version = msg.device_ref if isinstance(msg, TrackerIn) else msg.message_ref
     # The target and the insert in one statement (PostgreSQL): the hot path of live edits.
     recorded = uow.pings.record(
         chat,
@@ -94,9 +116,10 @@ def _record(
         accuracy,
         source,
         False,
-        msg.message_ref,
+        version,
         sent_at,
         uow.updates,
+        speed_kmh=msg.speed_kmh if isinstance(msg, TrackerIn) else None,
     )
     if recorded is None:
         return []  # not a player: a location in the group is just chat

@@ -56,6 +56,7 @@ from hideseek_chat.chat.texts import (
     privacy,
     refusals,
     seekmap,
+    trackers,
 )
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
@@ -126,6 +127,12 @@ from hideseek_chat.chat.texts.screens import (
     track_text,
 )
 from hideseek_chat.chat.texts.setup import settings_lines, team_lines, teams_text, zone_text
+from hideseek_chat.chat.texts.trackers import (
+    TrackerLinks,
+    heard_text,
+    source_label,
+    tracker_text,
+)
 
 __all__ = [
     "ANYWHERE",
@@ -145,6 +152,7 @@ __all__ = [
     "Params",
     "Reason",
     "Renderer",
+    "TrackerLinks",
     "answer_hint",
     "answer_note",
     "ask_category_text",
@@ -170,6 +178,7 @@ __all__ = [
     "grid",
     "hand_text",
     "has_text",
+    "heard_text",
     "held_answer",
     "help_text",
     "legend",
@@ -188,12 +197,14 @@ __all__ = [
     "say",
     "score_text",
     "settings_lines",
+    "source_label",
     "status_text",
     "suggestion_numbers",
     "suggestion_text",
     "team_lines",
     "teams_text",
     "track_text",
+    "tracker_text",
     "unchecked_key",
     "verdict_note",
     "whose_turn",
@@ -213,6 +224,7 @@ _MODULES = (  # for their texts
     privacy,
     refusals,
     seekmap,
+    trackers,
 )
 
 

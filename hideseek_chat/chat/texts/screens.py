@@ -13,6 +13,7 @@ from hideseek_chat.chat.i18n import N_, Formatter
 from hideseek_chat.chat.texts.parts import team_label
 from hideseek_chat.chat.texts.registry import say
 from hideseek_chat.chat.texts.setup import settings_lines, team_lines
+from hideseek_chat.chat.texts.trackers import source_label
 from hideseek_chat.rules.clock import hiding_seconds
 from hideseek_chat.rules.curses import is_active, is_clearable
 from hideseek_chat.rules.lifecycle import settings_summary
@@ -37,8 +38,11 @@ def status_text(
     fmt: Formatter,
     now: datetime,
     last_seen: Mapping[str, datetime | None],
+    sources: Mapping[str, str] | None = None,
 ) -> str:
-    """The group's status: phase, clocks, pending question, curses, seekers' ping ages."""
+    """The group's status: phase, clocks, pending question, curses, seekers' ping ages and
+    where each seeker's newest pin came from (``sources``: a live location, a tracker app).
+    The hider is never listed: not even how fresh their position is."""
     lines = [fmt.t(N_("📋 Status — {phase}"), phase=fmt.t(PHASES[state.phase]))]
     if state.is_paused:
         lines.append(fmt.t(N_("⏸ Paused")))
@@ -104,8 +108,18 @@ def status_text(
         seekers = [p for t in state.seeker_team_ids() for p in state.team_players(t)]
         for player in seekers:
             seen = last_seen.get(player.ref)
+            source = (sources or {}).get(player.ref)
             if seen is None:
                 lines.append(fmt.t(N_("📍 {name}: no location yet"), name=player.name))
+            elif source is not None:
+                lines.append(
+                    fmt.t(
+                        N_("📍 {name}: seen {age} ago ({source})"),
+                        name=player.name,
+                        age=fmt.duration(max(0.0, (now - seen).total_seconds())),
+                        source=source_label(source, fmt),
+                    )
+                )
             else:
                 lines.append(
                     fmt.t(

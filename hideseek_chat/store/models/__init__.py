@@ -63,6 +63,7 @@ from hideseek_chat.store.models.play import (
     DrawCycleRow,
     QuestionRow,
 )
+from hideseek_chat.store.models.trackers import TrackerRow
 
 __all__ = [
     "AnswerCheckRow",
@@ -116,5 +117,6 @@ __all__ = [
     "StationRouteRow",
     "StationRow",
     "TeamRow",
+    "TrackerRow",
     "ZoneRow",
 ]

@@ -133,3 +133,5 @@ class PingRow(Base):
     message_ref: Mapped[str | None] = mapped_column(String(64))
     #: when the channel says that version of the message was made (None: unknown)
     sent_at: Mapped[datetime | None]
+    #: the speed the device measured (a GPS tracker's), km/h; None: not reported
+    speed_kmh: Mapped[float | None]

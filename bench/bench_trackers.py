@@ -1,0 +1,256 @@
+"""Tracker ingest through HTTP on PostgreSQL, against a raw insert of the same row.
+
+Measured in one run, in a fresh schema, with games seeking (their zone fixed) and two
+seekers each posting Traccar Client (OsmAnd) pings, far from the zone:
+
+* ``floor``: a raw SQLAlchemy Core insert of the ping row (``engine.begin()``, one insert,
+  commit), from one thread - what storing a position costs at the least;
+* ``http 1``: one client posting pings one after another to the real web server (uvicorn,
+  Starlette, ``web.trackers``) on 127.0.0.1, run in a process of its own as the bot runs:
+  token check and last-heard (one statement), the ping through ``Conversation.handle`` in
+  the drive loop's threads, the answer;
+* ``http N``: ``--clients`` clients posting at once (keep-alive connections), the store
+  calls in ``STORE_THREADS`` threads as the bot runs them; with ``--servers``, that many
+  worker processes share the port (as N workers behind one URL).
+
+Reported: pings/s, the ratio to the floor, p50 and p99 latency seen by the client. The
+rate cap is raised for the run (a real token is held to 120 a minute). Targets (issue 20):
+>= 1,000 pings/s, p99 <= 10 ms.
+
+    python bench/bench_trackers.py [--pings 3000] [--games 50] [--clients 8] [--servers 1]
+                                   [--postgres URL]
+
+PostgreSQL comes from ``--postgres``, ``HIDESEEK_BENCH_POSTGRES_URL`` or the local default
+(postgresql+psycopg://postgres@127.0.0.1:5432/test). Run by hand; not part of the test
+suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import multiprocessing
+import os
+import socket
+import statistics
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import quote
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import httpx
+from sqlalchemy import Engine, Table, create_engine, insert, text
+
+from bench.bench_store import SEEKER_AT, Game
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.drive import Capabilities, Driver
+from hideseek_chat.chat.model import Outbound
+from hideseek_chat.store import make_engine, unit_of_work_factory
+from hideseek_chat.store.models import Base, PingRow
+from hideseek_chat.telegram.bot import STORE_THREADS
+from hideseek_chat.web.server import make_app, make_server
+from hideseek_chat.web.trackers import DriverIngest, tracker_routes
+
+DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+PORT = 8791
+
+
+class Quiet:
+    """A channel that performs nothing (tracker pings far from the zone say nothing)."""
+
+    capabilities = Capabilities()
+
+    async def perform(self, actions: Sequence[Outbound], now: datetime) -> bool:
+        return True
+
+
+def _quantile(samples: list[float], q: int) -> float:
+    return statistics.quantiles(samples, n=100)[q - 1] * 1000
+
+
+def _report(name: str, samples: list[float], wall: float, floor_rate: float | None) -> float:
+    rate = len(samples) / wall
+    ratio = f"{rate / floor_rate:5.2f} of floor" if floor_rate else " " * 14
+    print(
+        f"{name:<9} {rate:>7,.0f} pings/s  {ratio}  p50 {_quantile(samples, 50):6.2f} ms"
+        f"  p99 {_quantile(samples, 99):6.2f} ms"
+    )
+    return rate
+
+
+def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int) -> None:
+    Base.metadata.create_all(engine)
+    uow_factory = unit_of_work_factory(engine)
+    made = [Game(uow_factory, f"tg:-300{i}", f"t{i}") for i in range(games)]
+    tokens: list[str] = []
+    with uow_factory() as uow:
+        for game in made:
+            seekers = [
+                p.ref
+                for p in uow.games.get(uow.games.for_chat(game.chat).id).players  # type: ignore[union-attr]
+                if p.ref != game.hider
+            ]
+            tokens.extend(uow.trackers.issue(ref, datetime.now(UTC)) for ref in seekers)
+        uow.commit()
+        target = uow.pings.target(made[0].chat, made[0].seeker)
+    assert target is not None
+    spawn = multiprocessing.get_context("spawn")
+    stop = spawn.Event()
+    children = []
+    for _ in range(servers):
+        ready = spawn.Event()
+        url = str(engine.url.render_as_string(hide_password=False))
+        child = spawn.Process(target=_serve, args=(url, ready, stop))
+        child.start()
+        if not ready.wait(60):
+            raise RuntimeError("the server did not start")
+        children.append(child)
+
+    base = datetime.now(UTC) - timedelta(hours=1)
+    counter = itertools.count(1)
+
+    def url() -> tuple[str, dict[str, str]]:
+        n = next(counter)
+        token = tokens[n % len(tokens)]
+        stamp = int((base + timedelta(milliseconds=n)).timestamp() * 1000)
+        params = {
+            "id": "bench",
+            "lat": f"{SEEKER_AT[0] + (n % 7) * 1e-6:.7f}",
+            "lon": f"{SEEKER_AT[1]:.7f}",
+            "timestamp": str(stamp),
+            "accuracy": "8",
+            "speed": "1.5",
+        }
+        return f"http://127.0.0.1:{PORT}/trackers/{token}/traccar", params
+
+    table = cast(Table, PingRow.__table__)
+    raw = insert(table)
+    floor: list[float] = []
+    began_all = time.perf_counter()
+    for n in range(pings):
+        began = time.perf_counter()
+        with engine.begin() as connection:
+            connection.execute(
+                raw,
+                {
+                    "game_id": target.game_id,
+                    "player_id": target.player_id,
+                    "lat": SEEKER_AT[0],
+                    "lon": SEEKER_AT[1],
+                    "accuracy_m": 8.0,
+                    "source": "tracker:traccar",
+                    "forwarded": False,
+                    "at": base + timedelta(milliseconds=n),
+                    "message_ref": "trk:floor",
+                    "sent_at": base + timedelta(milliseconds=n),
+                    "speed_kmh": 2.8,
+                },
+            )
+        floor.append(time.perf_counter() - began)
+    floor_rate = _report("floor", floor, time.perf_counter() - began_all, None)
+
+    async def post_all(n_clients: int, total: int) -> tuple[list[float], float]:
+        samples: list[float] = []
+        left = itertools.count()
+        limits = httpx.Limits(max_connections=n_clients, max_keepalive_connections=n_clients)
+        async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+
+            async def one_client() -> None:
+                while next(left) < total:
+                    address, params = url()
+                    began = time.perf_counter()
+                    answer = await client.post(address, params=params)
+                    samples.append(time.perf_counter() - began)
+                    if answer.status_code != 200:
+                        raise RuntimeError(f"answered {answer.status_code}")
+
+            for _ in range(200):  # warm up
+                address, params = url()
+                await client.post(address, params=params)
+            began = time.perf_counter()
+            await asyncio.gather(*(one_client() for _ in range(n_clients)))
+            return samples, time.perf_counter() - began
+
+    try:
+        for n_clients in (1, clients):
+            cpu = sum(_cpu_seconds(child.pid) for child in children)
+            samples, wall = asyncio.run(post_all(n_clients, pings))
+            used = sum(_cpu_seconds(child.pid) for child in children) - cpu
+            _report(f"http {n_clients}", samples, wall, floor_rate)
+            per_ping = used / (len(samples) + 200) * 1000
+            print(f"{'':<9} the servers' processes: {per_ping:.2f} ms of CPU a ping")
+    finally:
+        stop.set()
+        for child in children:
+            child.join(30)
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """The CPU time (user and system) process ``pid`` has used, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _serve(url: str, ready: Any, stop: Any) -> None:
+    """The bot's side, in a process of its own: the web server with the tracker routes
+    around a conversation whose store calls run in ``STORE_THREADS`` threads."""
+    engine = make_engine(url, pool_size=16)
+    conversation = Conversation(unit_of_work_factory(engine), seeds=lambda: 11)
+    threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
+    driver = Driver(conversation, Quiet(), lambda: datetime.now(UTC), threads=threads)
+    routes = tracker_routes(DriverIngest(lambda: driver), 10_000_000)
+    server = make_server(make_app(routes), "127.0.0.1", PORT)
+    # Several workers share the port (SO_REUSEPORT): the kernel spreads the connections.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # NODELAY
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", PORT))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    ready.set()
+    stop.wait()
+    server.should_exit = True
+    thread.join(10)
+    threads.shutdown()
+    engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--pings", type=int, default=3000)
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--servers", type=int, default=1, help="worker processes, one port")
+    parser.add_argument(
+        "--postgres", default=os.environ.get("HIDESEEK_BENCH_POSTGRES_URL", DEFAULT_POSTGRES)
+    )
+    args = parser.parse_args()
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(args.postgres)
+    with admin.begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in args.postgres else "?"
+    options = quote(f"-csearch_path={schema}")
+    engine = make_engine(f"{args.postgres}{separator}options={options}", pool_size=16)
+    try:
+        _measure(engine, args.pings, args.games, args.clients, args.servers)
+    finally:
+        engine.dispose()
+        with admin.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+if __name__ == "__main__":
+    main()

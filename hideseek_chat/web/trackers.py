@@ -1,0 +1,278 @@
+"""Tracker ingest: OwnTracks, Traccar Client (OsmAnd) and GPSLogger post their positions to
+``/trackers/{token}/{app}`` (``chat.tracker_links`` makes those URLs).
+
+Each request is checked in this order, and a refused one changes nothing:
+
+1. the token's shape (401) and its rate, ``per_minute`` pings a token (429 with
+   ``Retry-After``), before any database work;
+2. the body's size (413) and the app's format (``tracker_formats``; 400 for malformed or
+   absurd values, 200 ``[]`` for an OwnTracks message that is not a location);
+3. the token in the store, revoked or unknown (401), noting the app as last heard;
+4. the ping handed to the conversation as a ``TrackerIn`` (a live location of the token's
+   holder), in the drive loop's threads like a Telegram update, then 200.
+
+OwnTracks may send the token as HTTP basic auth's password instead (``/trackers/{app}``).
+No answer echoes anything sent or stored, and a log line names a token only by a short
+hash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import logging
+import math
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+from urllib.parse import parse_qsl
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from hideseek_chat import metrics
+from hideseek_chat.chat.drive import Driver, adapt, kind_of, wall_clock
+from hideseek_chat.chat.model import ChatKind, Sender, TrackerIn
+from hideseek_chat.chat.tracker_links import APPS, PREFIX
+from hideseek_chat.store.trackers import Holder, token_hash
+from hideseek_chat.web import tracker_formats as formats
+from hideseek_chat.web.tracker_formats import BadPing, Fix, Ignored
+
+log = logging.getLogger(__name__)
+
+#: The largest body taken (a location is a few hundred bytes).
+MAX_BODY_BYTES = 16_384
+#: What a token looks like (``store.trackers.new_token``: URL-safe base64).
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+#: Tokens whose rate is remembered at once; the fullest buckets are forgotten first.
+MAX_BUCKETS = 50_000
+
+
+class Ingest(Protocol):
+    """What the route needs of the rest of the bot."""
+
+    async def holder(self, hashed: str) -> Holder | None:
+        """Whose live token hashes to ``hashed``, writing nothing."""
+        ...
+
+    async def receive(self, msg: TrackerIn, hashed: str) -> bool:
+        """Hand the ping to the conversation with its token's hash (and send what it has
+        to say); False when the token is unknown or revoked (nothing written)."""
+        ...
+
+
+class NotReady(Exception):
+    """The bot is still starting (it does not know its name yet): answered 503."""
+
+
+class DriverIngest:
+    """``Ingest`` through a channel's drive loop (``driver()``, None while the bot starts):
+    the store's work in its threads, like an update's, then the replies and the outbox."""
+
+    def __init__(self, driver: Callable[[], Driver | None]) -> None:
+        self._driver = driver
+
+    @property
+    def driver(self) -> Driver:
+        found = self._driver()
+        if found is None:
+            raise NotReady
+        return found
+
+    async def holder(self, hashed: str) -> Holder | None:
+        driver = self.driver
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            driver.threads, driver.conversation.tracker_holder, hashed
+        )
+
+    async def receive(self, msg: TrackerIn, hashed: str) -> bool:
+        driver = self.driver
+        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        replies = await loop.run_in_executor(
+            driver.threads, driver.conversation.handle_tracker, msg, hashed
+        )
+        if replies is None:
+            return False
+        if replies:
+            await driver.channel.perform(adapt(replies, driver.channel.capabilities), msg.at)
+        if driver.conversation.maybe_pending:  # most pings announce nothing: no look
+            await driver.drain()
+        metrics.update_handled(kind_of(msg), time.perf_counter() - started)  # "tracker"
+        return True
+
+
+class RateLimit:
+    """A token bucket per tracker token: ``per_minute`` pings a minute, in bursts of as
+    many. ``take`` answers how many seconds to wait (0: go ahead); ``is_new_flood`` whether
+    that refusal is the first since the token last got through (logged once a flood)."""
+
+    def __init__(self, per_minute: int, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self.monotonic = monotonic
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._flooding: set[str] = set()
+        self.is_new_flood = False
+
+    def take(self, key: str) -> float:
+        now = self.monotonic()
+        level, then = self._buckets.pop(key, (self.capacity, now))
+        level = min(self.capacity, level + (now - then) * self.rate)
+        if level < 1.0:
+            self._buckets[key] = (level, now)
+            self.is_new_flood = key not in self._flooding
+            if len(self._flooding) < MAX_BUCKETS:
+                self._flooding.add(key)
+            return (1.0 - level) / self.rate
+        self._flooding.discard(key)
+        self._buckets[key] = (level - 1.0, now)
+        while len(self._buckets) > MAX_BUCKETS:
+            self._buckets.popitem(last=False)  # the longest quiet: nearly full again
+        return 0.0
+
+
+def tracker_routes(
+    ingest: Ingest,
+    per_minute: int,
+    *,
+    clock: Callable[[], datetime] = wall_clock,
+    wall: Callable[[], datetime] = wall_clock,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> list[Route]:
+    """The tracker apps' routes; ``clock`` is the game's time, ``wall`` the real one (a
+    device's timestamp is checked against it)."""
+    limit = RateLimit(per_minute, monotonic)
+
+    async def with_token(request: Request) -> Response:
+        token = str(request.path_params.get("token", ""))
+        return await _guarded(request, token, str(request.path_params.get("app", "")))
+
+    async def with_basic_auth(request: Request) -> Response:
+        return await _guarded(request, _basic_password(request), str(request.path_params["app"]))
+
+    async def _guarded(request: Request, token: str, app: str) -> Response:
+        try:
+            return await _ingest(request, token, app)
+        except NotReady:
+            return PlainTextResponse("starting", status_code=503, headers={"Retry-After": "5"})
+
+    async def _ingest(request: Request, token: str, app: str) -> Response:
+        if app not in APPS:
+            return PlainTextResponse("not found", status_code=404)
+        if not TOKEN_SHAPE.fullmatch(token):
+            return _unauthorized()
+        hashed = token_hash(token)
+        wait = limit.take(hashed)
+        if wait > 0:
+            if limit.is_new_flood:  # one line a flood, not one a request
+                log.info("tracker %s over its rate", hashed[:8])
+            return PlainTextResponse(
+                "too many pings", status_code=429, headers={"Retry-After": str(math.ceil(wait))}
+            )
+        body = await _body(request)
+        if body is None:
+            return PlainTextResponse("too large", status_code=413)
+        try:
+            fix = await _parse(request, app, body, wall())
+        except Ignored:
+            if await ingest.holder(hashed) is None:
+                return _unauthorized()
+            return _ok(app)
+        except BadPing as bad:
+            if await ingest.holder(hashed) is None:
+                return _unauthorized()
+            log.info("tracker %s sent a bad ping (%s)", hashed[:8], bad.reason)
+            return PlainTextResponse("bad ping", status_code=400)
+        if not await ingest.receive(_message(app, fix, clock()), hashed):
+            return _unauthorized()
+        return _ok(app)
+
+    path = f"{PREFIX}/{{token}}/{{app}}"
+    methods = ["GET", "POST"]
+    return [
+        Route(path, with_token, methods=methods),
+        Route(f"{PREFIX}/{{app}}", with_basic_auth, methods=["POST"]),
+    ]
+
+
+def _message(app: str, fix: Fix, now: datetime) -> TrackerIn:
+    """The ping as the conversation takes it: a live location in its holder's private chat
+    (``Conversation.handle_tracker`` names the holder), at the device's time (never later
+    than the game's now)."""
+    return TrackerIn(
+        chat="",
+        kind=ChatKind.PRIVATE,
+        sender=Sender("", ""),
+        at=min(fix.at, now),
+        lat=fix.lat,
+        lon=fix.lon,
+        accuracy_m=fix.accuracy_m,
+        live=True,
+        edited=True,
+        sent_at=fix.at,
+        app=app,
+        speed_kmh=fix.speed_kmh,
+    )
+
+
+async def _parse(request: Request, app: str, body: bytes, now: datetime) -> Fix:
+    if app == "owntracks":
+        if request.method != "POST":
+            raise BadPing("not_post")
+        return formats.owntracks(body, now)
+    params = dict(request.query_params)
+    kind = request.headers.get("content-type", "")
+    if request.method == "POST" and kind.startswith("application/x-www-form-urlencoded"):
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadPing("not_utf8") from None
+        params.update(parse_qsl(text, max_num_fields=64))
+    if app == "traccar":
+        return formats.osmand(params, body, now)
+    return formats.gpslogger(params, now)
+
+
+async def _body(request: Request) -> bytes | None:
+    """The body, or None when it is larger than ``MAX_BODY_BYTES`` (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _basic_password(request: Request) -> str:
+    """The password of an HTTP basic ``Authorization`` header ("" without one)."""
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "basic" or len(value) > 512:
+        return ""
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return ""
+    return decoded.partition(":")[2]
+
+
+def _ok(app: str) -> Response:
+    """What each app expects: OwnTracks a JSON list (of messages for it: none)."""
+    if app == "owntracks":
+        return JSONResponse([])
+    return PlainTextResponse("OK")
+
+
+def _unauthorized() -> Response:
+    return PlainTextResponse("unknown tracker", status_code=401)
