@@ -43,6 +43,7 @@ from hideseek_chat.store.maps import MapPacks
 from hideseek_chat.store.pictures import PictureJobs
 from hideseek_chat.store.pings import Pings
 from hideseek_chat.store.repository import GameNotFound, GameRepository
+from hideseek_chat.store.sms import SmsBook
 
 RulesetLoader = Callable[[str], Ruleset]
 
@@ -69,6 +70,7 @@ class UnitOfWork:
     chats: Chats
     checks: AnswerChecks
     botnet: BotnetMatches
+    sms: SmsBook
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
@@ -88,6 +90,7 @@ class UnitOfWork:
         self.chats = Chats(self.session)
         self.checks = AnswerChecks(self.session)
         self.botnet = BotnetMatches(self.session)
+        self.sms = SmsBook(self.session)
         return self
 
     def __exit__(

@@ -54,6 +54,7 @@ from hideseek_chat.chat.texts import (
     notices_zone,
     refusals,
     seekmap,
+    sms,
 )
 from hideseek_chat.chat.texts.answers import (
     ClaimFacts,
@@ -209,6 +210,7 @@ _MODULES = (  # for their texts
     notices_zone,
     refusals,
     seekmap,
+    sms,
 )
 
 

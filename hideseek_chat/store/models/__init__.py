@@ -63,6 +63,13 @@ from hideseek_chat.store.models.play import (
     DrawCycleRow,
     QuestionRow,
 )
+from hideseek_chat.store.models.sms import (
+    SmsChoiceRow,
+    SmsCodeRow,
+    SmsMemberRow,
+    SmsMessageRow,
+    SmsNumberRow,
+)
 
 __all__ = [
     "AnswerCheckRow",
@@ -112,6 +119,11 @@ __all__ = [
     "RestPeriodRow",
     "RoundRow",
     "SettingsRow",
+    "SmsChoiceRow",
+    "SmsCodeRow",
+    "SmsMemberRow",
+    "SmsMessageRow",
+    "SmsNumberRow",
     "StationDropRow",
     "StationRouteRow",
     "StationRow",

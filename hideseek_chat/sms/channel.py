@@ -1,0 +1,471 @@
+"""The SMS channel adapter: texts in, texts out, the conversation between.
+
+Inbound: a webhook's text (``SmsIn``) is stored in the inbox once per MessageSid
+(``sms:<MessageSid>``) before the webhook answers, then applied in the sender's lane. The
+adapter reads it (``keywords``): STOP, START, HELP, NAME and a pending numbered choice are
+the channel's own business; NEW makes a game chat ``sms:@CODE`` with its join code, JOIN
+joins one; any other command goes to the conversation, in the game's chat when the routing
+table says it is a group command (or works anywhere), else in the person's private chat.
+A typed pin is private, so a hider's never reaches the others.
+
+Outbound: a text to a game chat goes to every member's number (a Telegram group's SMS
+players too), a private one to one number; buttons become numbered choices, remembered per
+number and chat; the pinned status is not sent (STATUS asks for it); a progress that only
+an edit could show is left out; a picture becomes a short note. A direct reply to a
+command goes to the person who texted, not to the whole game. Numbers never appear in a
+ref, a log line or another player's text: a person is ``sms:<id>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import secrets
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache, partial
+from typing import Any, Protocol, TypeVar
+
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.drive import Capabilities, Driver, adapt
+from hideseek_chat.chat.i18n import LANGUAGES, Formatter
+from hideseek_chat.chat.lanes import Lanes
+from hideseek_chat.chat.model import (
+    AnswerButton,
+    ButtonIn,
+    ChatKind,
+    CommandIn,
+    EditButtons,
+    Inbound,
+    Outbound,
+    Sender,
+    SendText,
+    TextIn,
+)
+from hideseek_chat.chat.routes import COMMANDS, Where
+from hideseek_chat.chat.texts import say
+from hideseek_chat.logs import who
+from hideseek_chat.sms import choices as numbered_choices
+from hideseek_chat.sms.gateway import GatewayError
+from hideseek_chat.sms.keywords import Keyword, Parsed, parse
+from hideseek_chat.sms.numbers import normalize
+from hideseek_chat.sms.segments import prepare, segment_count, split
+from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.models import InboxStatus
+from hideseek_chat.store.sms import Number, number_id_of
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: What a text can show: no pictures, files, deletions or location buttons. Buttons arrive
+#: (they become numbered choices) and slots are kept, because the adapter decides itself:
+#: the status is left for STATUS, a progress edit is left out, an edit comes as a new text.
+CAPABILITIES = Capabilities(
+    buttons=True,
+    edit_messages=True,
+    delete_messages=False,
+    pictures=False,
+    location_button=False,
+    files=False,
+)
+#: A game chat of SMS players only: ``sms:@K7QX``.
+GROUP_PREFIX = "sms:@"
+#: Join codes: four characters nobody misreads (no 0/O, 1/I/L).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 4
+#: The longest name a player may give themselves by text.
+MAX_NAME = 32
+
+_WHERE = {command.name: command.where for command in COMMANDS}
+
+
+class Sends(Protocol):
+    """The gateway as the channel uses it (``gateway.Gateway``)."""
+
+    def send(self, to: str, body: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class SmsIn:
+    """One inbound text as the webhook read it."""
+
+    sid: str
+    sender: str  # the From number as the gateway gave it
+    body: str
+    media: int = 0  # how many media (MMS) came with it
+
+    def payload(self) -> str:
+        return json.dumps({"sid": self.sid, "from": self.sender, "body": self.body})
+
+
+@dataclass(frozen=True)
+class Text:
+    """A text ready to go to one number."""
+
+    number_id: int
+    number: str
+    body: str
+    chat_key: str | None  # the game chat it is counted for
+
+
+@cache
+def _done_texts() -> frozenset[str]:
+    """A press's plain acknowledgement in every language: not worth a text (what the
+    press did comes as texts of its own)."""
+    return frozenset(say("chat.done", {}, Formatter(language)) for language in LANGUAGES)
+
+
+def group_key(code: str) -> str:
+    return GROUP_PREFIX + code
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def lane_of(number: str) -> str:
+    """The inbox lane of a number's texts, without the number in it."""
+    return "sms-from:" + hashlib.sha256(number.encode()).hexdigest()[:16]
+
+
+@dataclass
+class SmsChannel:
+    """See the module docstring; ``attach`` a driver before the first text."""
+
+    uow_factory: UnitOfWorkFactory
+    gateway: Sends
+    clock: Callable[[], datetime]
+    #: the country a number without ``+`` is read in (ISO code), if any
+    region: str | None = None
+    capabilities: Capabilities = CAPABILITIES
+    pool: Executor = field(
+        default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="sms-send")
+    )
+    lanes: Lanes = field(default_factory=Lanes)
+    #: the drive loop shared with another channel (Telegram's), made on first use
+    driver_of: Callable[[], Driver] | None = None
+    _driver: Driver | None = None
+    #: texts the gateway refused for good or that failed, since start (the metrics' view)
+    failed: int = 0
+
+    def attach(self, conversation: Conversation, **driver_options: Any) -> Driver:
+        """Drive ``conversation`` through this channel alone (no Telegram beside it)."""
+        self._driver = Driver(conversation, self, self.clock, **driver_options)
+        return self._driver
+
+    @property
+    def driver(self) -> Driver:
+        if self._driver is None:
+            assert self.driver_of is not None, "attach a driver first"
+            self._driver = self.driver_of()
+        return self._driver
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.driver.conversation
+
+    async def receive_form(self, sid: str, sender: str, body: str, media: int) -> None:
+        """The webhook's text (``web.sms``): stored before this returns, applied after."""
+        await self.receive(SmsIn(sid, sender, body, media))
+
+    async def record_status(self, sid: str, status: str) -> None:
+        """A delivery status callback: the text's status recorded."""
+        await self._call(self._record_status, sid, status, self.clock())
+
+    def _record_status(self, sid: str, status: str, now: datetime) -> None:
+        with self.uow_factory() as uow:
+            if uow.sms.status(sid, status, now):
+                uow.commit()
+
+    async def _call(self, function: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, partial(function, *args))
+
+    # ------------------------------------------------------------------ inbound
+
+    async def receive(self, sms: SmsIn) -> asyncio.Future[None] | None:
+        """Store ``sms`` in the inbox (once per MessageSid) and queue it in its sender's
+        lane; None when it was stored before or its sender is no number (nothing to do)."""
+        number = normalize(sms.sender, self.region)
+        if number is None or not sms.sid:
+            return None
+        update_id = f"sms:{sms.sid}"
+        lane = lane_of(number)
+        new = await self._call(
+            self.conversation.store_updates, [(update_id, lane, sms.payload())], self.clock()
+        )
+        if update_id not in new:
+            return None  # a redelivery
+        return self.lanes.submit(lane, lambda: self.apply(sms, number))
+
+    async def apply(self, sms: SmsIn, number: str) -> None:
+        """Act on a stored text of ``number``."""
+        now = self.clock()
+        update_id = f"sms:{sms.sid}"
+        try:
+            msg, own = await self._call(self._read, sms, number, update_id, now)
+        except Exception:
+            log.exception("an SMS could not be read")
+            await self._call(
+                self.conversation.settle, update_id, InboxStatus.FAILED, now, lane_of(number)
+            )
+            return
+        if own:
+            await self.perform(own, now)
+        if msg is not None:
+            await self.on_message(msg)
+
+    async def on_message(self, msg: Inbound) -> None:
+        """Handle ``msg`` and send the replies to its sender, then the game's news."""
+        replies = await self._call(self.conversation.handle, msg, None)
+        await self.perform(replies, self.clock(), reply_to=msg.sender.ref)
+        await self.driver.drain()
+        self.driver.start_map_jobs()
+
+    def _read(
+        self, sms: SmsIn, number: str, update_id: str, now: datetime
+    ) -> tuple[Inbound | None, list[Outbound]]:
+        """The message for the conversation, if any, and the channel's own replies (those
+        settle the update here)."""
+        parsed = parse(sms.body)
+        with self.uow_factory() as uow:
+            known = uow.sms.number(number, now)
+            assert known is not None
+            ref = known.ref
+            name = uow.chats.name_of(ref) or f"Player {known.id}"
+            uow.chats.met(ref, name, now, private_ok=True)
+            language = parsed.language or uow.chats.language(ref)
+            fmt = Formatter(language or "en")
+            sender = Sender(ref, name, language=parsed.language)
+            own: list[Outbound] = []
+
+            def reply(key: str, **params: Any) -> None:
+                own.append(SendText(ref, text=say(key, params, fmt), private=True))
+
+            def settle() -> tuple[None, list[Outbound]]:
+                if not uow.updates.begin(update_id, lane_of(number), now):
+                    return None, []
+                uow.commit()
+                return None, own
+
+            def private(msg_type: type[Inbound], **fields: Any) -> Inbound:
+                uow.commit()
+                return msg_type(ref, ChatKind.PRIVATE, sender, now, update_id, sms.sid, **fields)
+
+            def in_game(msg_type: type[Inbound], chat: str, **fields: Any) -> Inbound:
+                uow.commit()
+                title = chat.removeprefix(GROUP_PREFIX) if chat.startswith(GROUP_PREFIX) else None
+                return msg_type(
+                    chat,
+                    ChatKind.GROUP,
+                    sender,
+                    now,
+                    update_id,
+                    sms.sid,
+                    chat_title=title,
+                    **fields,
+                )
+
+            keyword = parsed.keyword
+            if keyword == Keyword.STOP:
+                uow.sms.opt(known.id, out=True)
+                reply("sms.stopped")
+                return settle()
+            if keyword == Keyword.START:
+                uow.sms.opt(known.id, out=False)
+                reply("sms.started")
+                return settle()
+            if known.opted_out:
+                uow.sms.opt(known.id, out=False)  # texting the game again is opting in
+            if keyword == Keyword.HELP:
+                reply("sms.help")
+                return settle()
+            if sms.media and not sms.body.strip():
+                reply("sms.no_media")
+                return settle()
+            picked = self._choice(uow, known, sms, now, parsed)
+            if isinstance(picked, str):
+                reply("sms.stale_choice", number=picked)
+                return settle()
+            if picked is not None:
+                chat, data, message_ref = picked
+                kind = ChatKind.PRIVATE if chat == ref else ChatKind.GROUP
+                uow.commit()
+                return (
+                    ButtonIn(
+                        chat,
+                        kind,
+                        sender,
+                        now,
+                        update_id,
+                        message_ref,
+                        data=data,
+                        press_ref=sms.sid,
+                    ),
+                    [],
+                )
+            if keyword == Keyword.NEW:
+                code = self._new_code(uow, now)
+                uow.sms.play_in(known.id, group_key(code), now)
+                reply("sms.created", code=code)
+                return in_game(CommandIn, group_key(code), name="newgame", args=parsed.args), own
+            if keyword == Keyword.JOIN:
+                if not parsed.args:
+                    if known.current_chat is None:
+                        reply("sms.join_usage")
+                        return settle()
+                    return in_game(CommandIn, known.current_chat, name="join"), own
+                code = parsed.args[0].upper()[: CODE_LENGTH + 4]
+                joined = uow.sms.chat_of_code(code)
+                if joined is None:
+                    reply("sms.no_code", code=code)
+                    return settle()
+                uow.sms.play_in(known.id, joined, now)
+                return in_game(CommandIn, joined, name="join"), own
+            if keyword == Keyword.STATUS:
+                parsed = Parsed(Keyword.COMMAND, parsed.args, name="status")
+                keyword = parsed.keyword
+            if keyword == Keyword.COMMAND:
+                where = _WHERE.get(parsed.name, Where.ANYWHERE)
+                current = known.current_chat
+                if where != Where.PRIVATE and current is not None:
+                    return (
+                        in_game(CommandIn, current, name=parsed.name, args=parsed.args),
+                        own,
+                    )
+                return private(CommandIn, name=parsed.name, args=parsed.args), own
+            words = sms.body.split()
+            if words and words[0].casefold().lstrip("/") in ("name", "nom", "nombre"):
+                given = " ".join(words[1:]).strip()[:MAX_NAME]
+                if not given:
+                    reply("sms.name_usage")
+                    return settle()
+                uow.chats.met(ref, given, now, private_ok=True)
+                reply("sms.named", name=given)
+                return settle()
+            return private(TextIn, text=sms.body), own
+
+    def _choice(
+        self, uow: Any, known: Number, sms: SmsIn, now: datetime, parsed: Parsed
+    ) -> tuple[str, str, str] | str | None:
+        """The pending choice the text picks (chat, data, message ref); the number as text
+        when it names no pending choice; None when the text is no choice at all."""
+        position = numbered_choices.position_in(sms.body)
+        pending = uow.sms.choices(known.id)
+        if position is None:
+            if not pending or parsed.keyword == Keyword.COMMAND:
+                return None
+            position = numbered_choices.by_words(sms.body, [(c.position, c.label) for c in pending])
+            if position is None:
+                return None
+        chosen = next((c for c in pending if c.position == position), None)
+        if chosen is None:
+            return str(position)
+        return chosen.chat, chosen.data, chosen.message_ref
+
+    @staticmethod
+    def _new_code(uow: Any, now: datetime) -> str:
+        for _ in range(50):
+            code = new_code()
+            if uow.sms.add_code(code, group_key(code), now):
+                return code
+        raise RuntimeError("no free join code")  # 31**4 codes: practically never
+
+    # ------------------------------------------------------------------ outbound
+
+    async def perform(
+        self, actions: Sequence[Outbound], now: datetime, reply_to: str | None = None
+    ) -> bool:
+        """Send ``actions`` as texts; ``reply_to``: a reply's texts to a game chat go to that
+        person only. False when the gateway could not be reached for the first text (the
+        driver tries again later); a later failure is logged and the rest goes on, so a
+        game's announcement never reaches a member twice."""
+        adapted = adapt(actions, self.capabilities)
+        texts = await self._call(self._plan, adapted, now, reply_to)
+        for i, text in enumerate(texts):
+            try:
+                sid = await self._call(self.gateway.send, text.number, text.body)
+                status = "sent"
+            except GatewayError as err:
+                if i == 0 and not err.permanent:
+                    log.warning("the SMS gateway failed (%s): trying again later", err)
+                    return False
+                log.warning("a text to %s was not sent: %s", who(f"sms:{text.number_id}"), err)
+                self.failed += 1
+                sid, status = None, "failed"
+            await self._call(self._count, text, sid or None, status, now)
+        return True
+
+    def _count(self, text: Text, sid: str | None, status: str, now: datetime) -> None:
+        with self.uow_factory() as uow:
+            uow.sms.sent(text.number_id, text.chat_key, segment_count(text.body), sid, status, now)
+            uow.commit()
+
+    def _plan(self, actions: list[Outbound], now: datetime, reply_to: str | None) -> list[Text]:
+        """Each action as texts to numbers; the numbered choices stored."""
+        planned: list[Text] = []
+        with self.uow_factory() as uow:
+            for action in actions:
+                if isinstance(action, EditButtons):
+                    for member in self._recipients(uow, action.to, None):
+                        uow.sms.withdraw(member.id, action.message_ref)
+                    continue
+                if isinstance(action, AnswerButton):
+                    if action.text and action.text not in _done_texts():
+                        action = SendText(action.to, text=action.text, private=True)
+                    else:
+                        continue
+                if not isinstance(action, SendText):
+                    continue
+                if action.slot == "status" or action.transient:
+                    continue  # STATUS asks for the status; a progress needs an edit
+                body = action.text
+                if action.pre:
+                    body = f"{body}\n{action.pre}"
+                if action.photo_ref is not None:
+                    body = f"{body}\n{self._note(uow, action.to)}"
+                offered = numbered_choices.numbered(action.buttons)
+                message_ref = uuid.uuid4().hex[:16]
+                for member in self._recipients(uow, action.to, reply_to):
+                    text = body
+                    if offered:
+                        made = uow.sms.offer(
+                            member.id,
+                            action.to,
+                            [(o.label, o.data) for o in offered],
+                            message_ref,
+                            now,
+                        )
+                        shown = [
+                            numbered_choices.Offered(c.position, c.label, c.data) for c in made
+                        ]
+                        text = f"{text}\n{numbered_choices.render(shown)}"
+                    chat_key = action.to if number_id_of(action.to) is None else member.current_chat
+                    for part in split(prepare(text)):
+                        planned.append(Text(member.id, member.number, part, chat_key))
+            uow.commit()
+        return planned
+
+    @staticmethod
+    def _note(uow: Any, to: str) -> str:
+        language = uow.chats.language(to) if number_id_of(to) is not None else None
+        return say("sms.photo_note", {}, Formatter(language or "en"))
+
+    @staticmethod
+    def _recipients(uow: Any, to: str, reply_to: str | None) -> list[Number]:
+        """The numbers a text to ``to`` goes to (none opted out)."""
+        own = number_id_of(to)
+        if own is None and reply_to is not None:
+            own = number_id_of(reply_to)  # a reply in a game chat: its sender only
+            if own is None:
+                return []
+        if own is not None:
+            number = uow.sms.by_id(own)
+            return [] if number is None or number.opted_out else [number]
+        return [m for m in uow.sms.members(to) if not m.opted_out]

@@ -1,0 +1,137 @@
+"""The SMS gateway's webhooks (Twilio's form POSTs): an inbound text and a delivery status.
+
+Each request must carry the gateway's signature over the public URL and the form
+(``X-Twilio-Signature``, checked with twilio's ``RequestValidator``); a missing or wrong one
+gets 403 and changes nothing. The body is capped (413), the form must be a proper one (400).
+An inbound text is answered with an empty TwiML response once it is stored in the inbox; a
+status is recorded before 200. Nothing in an answer or a log line echoes the request.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+from twilio.request_validator import (
+    HMAC_SHA1,
+    HMAC_SHA256,
+    SIGNATURE_HEADER,
+    SIGNATURE_SETTINGS_HEADER,
+    RequestValidator,
+    get_signature_algorithm,
+)
+
+log = logging.getLogger(__name__)
+
+#: The largest form accepted (a text is at most 1600 characters; Twilio adds ~30 fields).
+MAX_BODY_BYTES = 32_000
+#: Fields a form may have (Twilio sends about 30, and 10 media URLs at most).
+MAX_FIELDS = 100
+#: The longest text taken (Twilio's own limit on a concatenated message).
+MAX_TEXT = 1600
+#: A message id: Twilio's are "SM" or "MM" and 32 hex digits.
+SID = re.compile(r"^[A-Za-z0-9]{2,64}$")
+STATUS = re.compile(r"^[a-z_-]{1,24}$")
+EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>'
+
+#: ``receive(message_sid, from_number, body, media_count)``
+ReceiveSms = Callable[[str, str, str, int], Awaitable[object]]
+RecordStatus = Callable[[str, str], Awaitable[object]]
+
+
+@dataclass(frozen=True)
+class SmsWebhook:
+    """Where the gateway posts: ``public_url`` is the base the gateway is given
+    (``https://bot.example.org``); the routes are ``path`` and ``status_path`` under it."""
+
+    public_url: str
+    auth_token: str
+    path: str = "/sms"
+    status_path: str = "/sms/status"
+
+    def url(self, path: str) -> str:
+        return self.public_url.rstrip("/") + "/" + path.lstrip("/")
+
+
+async def _signed_form(
+    request: Request, url: str, validator: RequestValidator
+) -> dict[str, str] | Response:
+    """The request's form when its size, shape and signature are right, else the answer."""
+    signature = request.headers.get(SIGNATURE_HEADER, "")
+    if not signature or len(signature) > 200:
+        return PlainTextResponse("forbidden", status_code=403)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return PlainTextResponse("too large", status_code=413)
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        return PlainTextResponse("too large", status_code=413)
+    try:
+        pairs = parse_qsl(
+            body.decode("utf-8"),
+            keep_blank_values=True,
+            strict_parsing=bool(body),
+            max_num_fields=MAX_FIELDS,
+        )
+    except (ValueError, UnicodeDecodeError):
+        return PlainTextResponse("not a form", status_code=400)
+    form = dict(pairs)
+    if len(form) != len(pairs):
+        return PlainTextResponse("not a form", status_code=400)  # a field twice
+    algorithm = get_signature_algorithm(request.headers.get(SIGNATURE_SETTINGS_HEADER, ""))
+    if algorithm.upper() not in (HMAC_SHA1, HMAC_SHA256):
+        return PlainTextResponse("forbidden", status_code=403)
+    if not validator.validate(url, form, signature, algorithm):
+        return PlainTextResponse("forbidden", status_code=403)
+    return form
+
+
+def _media_count(form: dict[str, str]) -> int | None:
+    raw = form.get("NumMedia", "0") or "0"
+    if not raw.isdigit() or len(raw) > 2 or int(raw) > 10:
+        return None
+    return int(raw)
+
+
+def sms_routes(
+    webhook: SmsWebhook, receive: ReceiveSms, record_status: RecordStatus
+) -> list[Route]:
+    """The inbound text route and the delivery status route."""
+    validator = RequestValidator(webhook.auth_token)
+    inbound_url = webhook.url(webhook.path)
+    status_url = webhook.url(webhook.status_path)
+
+    async def inbound(request: Request) -> Response:
+        form = await _signed_form(request, inbound_url, validator)
+        if isinstance(form, Response):
+            return form
+        sid = form.get("MessageSid") or form.get("SmsSid") or ""
+        sender = form.get("From", "")
+        media = _media_count(form)
+        if not SID.match(sid) or not sender or media is None:
+            return PlainTextResponse("not a message", status_code=400)
+        body = form.get("Body", "")[:MAX_TEXT]
+        await receive(sid, sender, body, media)
+        return Response(EMPTY_TWIML, media_type="text/xml")
+
+    async def status(request: Request) -> Response:
+        form = await _signed_form(request, status_url, validator)
+        if isinstance(form, Response):
+            return form
+        sid = form.get("MessageSid") or form.get("SmsSid") or ""
+        state = (form.get("MessageStatus") or form.get("SmsStatus") or "").lower()
+        if not SID.match(sid) or not STATUS.match(state):
+            return PlainTextResponse("not a status", status_code=400)
+        await record_status(sid, state)
+        return Response(status_code=204)
+
+    return [
+        Route("/" + webhook.path.lstrip("/"), inbound, methods=["POST"]),
+        Route("/" + webhook.status_path.lstrip("/"), status, methods=["POST"]),
+    ]
