@@ -216,8 +216,8 @@ class SmsChannel:
                 self.conversation.settle, update_id, InboxStatus.FAILED, now, lane_of(number)
             )
             return
-        if own:
-            await self.perform(own, now)
+        if own:  # the channel's own replies: STOP's confirmation reaches an opted-out number
+            await self.perform(own, now, opted_out_too=True)
         if msg is not None:
             await self.on_message(msg)
 
@@ -380,14 +380,19 @@ class SmsChannel:
     # ------------------------------------------------------------------ outbound
 
     async def perform(
-        self, actions: Sequence[Outbound], now: datetime, reply_to: str | None = None
+        self,
+        actions: Sequence[Outbound],
+        now: datetime,
+        reply_to: str | None = None,
+        *,
+        opted_out_too: bool = False,
     ) -> bool:
         """Send ``actions`` as texts; ``reply_to``: a reply's texts to a game chat go to that
         person only. False when the gateway could not be reached for the first text (the
         driver tries again later); a later failure is logged and the rest goes on, so a
         game's announcement never reaches a member twice."""
         adapted = adapt(actions, self.capabilities)
-        texts = await self._call(self._plan, adapted, now, reply_to)
+        texts = await self._call(self._plan, adapted, now, reply_to, opted_out_too)
         for i, text in enumerate(texts):
             try:
                 sid = await self._call(self.gateway.send, text.number, text.body)
@@ -407,13 +412,15 @@ class SmsChannel:
             uow.sms.sent(text.number_id, text.chat_key, segment_count(text.body), sid, status, now)
             uow.commit()
 
-    def _plan(self, actions: list[Outbound], now: datetime, reply_to: str | None) -> list[Text]:
+    def _plan(
+        self, actions: list[Outbound], now: datetime, reply_to: str | None, opted_out_too: bool
+    ) -> list[Text]:
         """Each action as texts to numbers; the numbered choices stored."""
         planned: list[Text] = []
         with self.uow_factory() as uow:
             for action in actions:
                 if isinstance(action, EditButtons):
-                    for member in self._recipients(uow, action.to, None):
+                    for member in self._recipients(uow, action.to, None, True):
                         uow.sms.withdraw(member.id, action.message_ref)
                     continue
                 if isinstance(action, AnswerButton):
@@ -432,7 +439,7 @@ class SmsChannel:
                     body = f"{body}\n{self._note(uow, action.to)}"
                 offered = numbered_choices.numbered(action.buttons)
                 message_ref = uuid.uuid4().hex[:16]
-                for member in self._recipients(uow, action.to, reply_to):
+                for member in self._recipients(uow, action.to, reply_to, opted_out_too):
                     text = body
                     if offered:
                         made = uow.sms.offer(
@@ -458,8 +465,10 @@ class SmsChannel:
         return say("sms.photo_note", {}, Formatter(language or "en"))
 
     @staticmethod
-    def _recipients(uow: Any, to: str, reply_to: str | None) -> list[Number]:
-        """The numbers a text to ``to`` goes to (none opted out)."""
+    def _recipients(
+        uow: Any, to: str, reply_to: str | None, opted_out_too: bool = False
+    ) -> list[Number]:
+        """The numbers a text to ``to`` goes to (none opted out, unless ``opted_out_too``)."""
         own = number_id_of(to)
         if own is None and reply_to is not None:
             own = number_id_of(reply_to)  # a reply in a game chat: its sender only
@@ -467,5 +476,7 @@ class SmsChannel:
                 return []
         if own is not None:
             number = uow.sms.by_id(own)
-            return [] if number is None or number.opted_out else [number]
-        return [m for m in uow.sms.members(to) if not m.opted_out]
+            if number is None or (number.opted_out and not opted_out_too):
+                return []
+            return [number]
+        return [m for m in uow.sms.members(to) if opted_out_too or not m.opted_out]
