@@ -190,19 +190,36 @@ class SmsChannel:
     # ------------------------------------------------------------------ inbound
 
     async def receive(self, sms: SmsIn) -> asyncio.Future[None] | None:
-        """Store ``sms`` in the inbox (once per MessageSid) and queue it in its sender's
-        lane; None when it was stored before or its sender is no number (nothing to do)."""
+        """Store ``sms`` in the inbox (once per MessageSid) in its sender's lane, then apply
+        it there; return once it is stored, with the work that applies it (None when it
+        was stored before or its sender is no number: nothing to do). A number's texts are
+        stored and applied in the order they arrived; a failure to store raises, so the
+        webhook answers 500 and the gateway tries again."""
         number = normalize(sms.sender, self.region)
         if number is None or not sms.sid:
             return None
         update_id = f"sms:{sms.sid}"
         lane = lane_of(number)
-        new = await self._call(
-            self.conversation.store_updates, [(update_id, lane, sms.payload())], self.clock()
-        )
-        if update_id not in new:
+        stored: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        async def work() -> None:
+            try:
+                new = await self._call(
+                    self.conversation.store_updates,
+                    [(update_id, lane, sms.payload())],
+                    self.clock(),
+                )
+            except Exception as err:
+                stored.set_exception(err)
+                return
+            stored.set_result(update_id in new)
+            if update_id in new:
+                await self.apply(sms, number)
+
+        applying = self.lanes.submit(lane, work)
+        if not await stored:
             return None  # a redelivery
-        return self.lanes.submit(lane, lambda: self.apply(sms, number))
+        return applying
 
     async def apply(self, sms: SmsIn, number: str) -> None:
         """Act on a stored text of ``number``."""
