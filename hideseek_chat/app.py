@@ -32,6 +32,8 @@ from hideseek_chat.config import Config
 from hideseek_chat.pictures.tiles import TileClient
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset
+from hideseek_chat.sms.channel import SmsChannel
+from hideseek_chat.sms.gateway import Gateway, GatewaySettings
 from hideseek_chat.store import (
     UnitOfWorkFactory,
     make_engine,
@@ -46,9 +48,11 @@ from hideseek_chat.telegram.bot import (
     TelegramApp,
     TelegramChannel,
     build_application,
+    channel_of,
 )
 from hideseek_chat.web.health import health_routes
 from hideseek_chat.web.server import Receive, make_app, make_server, telegram_route
+from hideseek_chat.web.sms import SmsWebhook, sms_routes
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +75,8 @@ class App:
     uow_factory: UnitOfWorkFactory
     clock: GameClock
     telegram: TelegramApp
+    #: the SMS channel, sharing the Telegram channel's drive loop (None: not configured)
+    sms: SmsChannel | None = None
 
 
 def build(config: Config, *, request: BaseRequest | None = None) -> App:
@@ -127,7 +133,44 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
     telegram.job_queue.run_repeating(
         purge, interval=PURGE_EVERY, first=timedelta(minutes=1), name="purge-pings"
     )
-    return App(config, engine, uow_factory, clock, telegram)
+    return App(
+        config,
+        engine,
+        uow_factory,
+        clock,
+        telegram,
+        build_sms(config, uow_factory, clock, telegram),
+    )
+
+
+def build_sms(
+    config: Config, uow_factory: UnitOfWorkFactory, clock: GameClock, telegram: TelegramApp
+) -> SmsChannel | None:
+    """The SMS channel when it is configured, on the Telegram channel's drive loop: one
+    outbox, whose texts for SMS players (and for a Telegram group's SMS members) it sends."""
+    settings = config.sms
+    if settings is None:
+        return None
+    webhook = SmsWebhook(settings.public_url, settings.auth_token)
+    gateway = Gateway(
+        GatewaySettings(
+            settings.account_sid,
+            settings.auth_token,
+            settings.sender,
+            status_url=webhook.url(webhook.status_path),
+            base_url=settings.api_url,
+        )
+    )
+    shared = channel_of(telegram)
+    sms = SmsChannel(
+        uow_factory,
+        gateway,
+        clock.now,
+        region=settings.region,
+        driver_of=lambda: shared.driver(telegram.bot),
+    )
+    shared.also = sms
+    return sms
 
 
 def build_map_clients(config: Config) -> MapClients:
@@ -225,7 +268,7 @@ async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    if webhook is not None or not app.config.serve_web:
+    if webhook is not None or not (app.config.serve_web or app.sms is not None):
         await runner.run(app.telegram, stop, webhook, serve=partial(serve_webhook, app))
         return
     server = make_server(make_app(web_routes(app)), app.config.host, app.config.port)
@@ -241,12 +284,17 @@ def web_routes(
     app: App, webhook: runner.Webhook | None = None, receive: Receive | None = None
 ) -> list[BaseRoute]:
     """Every route of the web server: Telegram's webhook (``receive`` each update) when
-    ``webhook`` is given, and the operator's ``/healthz``, ``/readyz``, ``/metrics``."""
+    ``webhook`` is given, the SMS gateway's (``/sms``, ``/sms/status``) when the SMS
+    channel is configured, and the operator's ``/healthz``, ``/readyz``, ``/metrics``."""
     routes: list[BaseRoute] = []
     if webhook is not None:
         if receive is None:
             raise ValueError("a webhook needs a receiver for its updates")
         routes.append(telegram_route(webhook.path, webhook.secret, receive))
+    if app.sms is not None and app.config.sms is not None:
+        settings = app.config.sms
+        webhook_sms = SmsWebhook(settings.public_url, settings.auth_token)
+        routes.extend(sms_routes(webhook_sms, app.sms.receive_form, app.sms.record_status))
     routes.extend(health_routes(app.engine))
     return routes
 

@@ -1,6 +1,5 @@
 """The SMS channel: a game by text message through a Twilio-compatible gateway.
 
-- ``numbers``: phone numbers normalized to E.164 (phonenumbers);
 - ``segments``: texts fitted to SMS (GSM-7 or UCS-2, split at segment boundaries, a cap);
 - ``choices``: buttons as numbered choices and the reply that picks one;
 - ``keywords``: what a text means (NEW, JOIN, STATUS, STOP, START, HELP, any command);

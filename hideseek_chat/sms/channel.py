@@ -22,7 +22,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import secrets
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -47,17 +46,17 @@ from hideseek_chat.chat.model import (
     SendText,
     TextIn,
 )
+from hideseek_chat.chat.parsing import phone_number as normalize
 from hideseek_chat.chat.routes import COMMANDS, Where
 from hideseek_chat.chat.texts import say
 from hideseek_chat.logs import who
 from hideseek_chat.sms import choices as numbered_choices
 from hideseek_chat.sms.gateway import GatewayError
 from hideseek_chat.sms.keywords import Keyword, Parsed, parse
-from hideseek_chat.sms.numbers import normalize
 from hideseek_chat.sms.segments import prepare, segment_count, split
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.store.sms import Number, number_id_of
+from hideseek_chat.store.sms import GROUP_PREFIX, Number, number_id_of
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +73,6 @@ CAPABILITIES = Capabilities(
     location_button=False,
     files=False,
 )
-#: A game chat of SMS players only: ``sms:@K7QX``.
-GROUP_PREFIX = "sms:@"
-#: Join codes: four characters nobody misreads (no 0/O, 1/I/L).
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 4
 #: The longest name a player may give themselves by text.
 MAX_NAME = 32
 
@@ -123,10 +117,6 @@ def _done_texts() -> frozenset[str]:
 
 def group_key(code: str) -> str:
     return GROUP_PREFIX + code
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
 def lane_of(number: str) -> str:
@@ -328,7 +318,7 @@ class SmsChannel:
                     [],
                 )
             if keyword == Keyword.NEW:
-                code = self._new_code(uow, now)
+                code = uow.sms.new_game_code(now)
                 uow.sms.play_in(known.id, group_key(code), now)
                 reply("sms.created", code=code)
                 return in_game(CommandIn, group_key(code), name="newgame", args=parsed.args), own
@@ -338,7 +328,7 @@ class SmsChannel:
                         reply("sms.join_usage")
                         return settle()
                     return in_game(CommandIn, known.current_chat, name="join"), own
-                code = parsed.args[0].upper()[: CODE_LENGTH + 4]
+                code = parsed.args[0].upper()[:8]
                 joined = uow.sms.chat_of_code(code)
                 if joined is None:
                     reply("sms.no_code", code=code)
@@ -385,14 +375,6 @@ class SmsChannel:
         if chosen is None:
             return str(position)
         return chosen.chat, chosen.data, chosen.message_ref
-
-    @staticmethod
-    def _new_code(uow: Any, now: datetime) -> str:
-        for _ in range(50):
-            code = new_code()
-            if uow.sms.add_code(code, group_key(code), now):
-                return code
-        raise RuntimeError("no free join code")  # 31**4 codes: practically never
 
     # ------------------------------------------------------------------ outbound
 

@@ -3,6 +3,7 @@ pending numbered choices and the texts sent with their delivery status."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +19,11 @@ from hideseek_chat.store.models import (
     SmsNumberRow,
 )
 
+#: Join codes: four characters nobody misreads (no 0/O, 1/I/L).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 4
+#: A game chat of SMS players only: ``sms:@K7QX``.
+GROUP_PREFIX = "sms:@"
 #: A delivery status a later callback may not overwrite with an earlier one.
 FINAL_STATUSES = frozenset({"delivered", "undelivered", "failed"})
 
@@ -136,6 +142,26 @@ class SmsBook:
     def chat_of_code(self, code: str) -> str | None:
         row = self.session.get(SmsCodeRow, code)
         return None if row is None else row.chat_key
+
+    def new_game_code(self, now: datetime) -> str:
+        """A fresh join code for a new game of SMS players, whose chat is ``sms:@CODE``."""
+        for _ in range(100):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if self.add_code(code, GROUP_PREFIX + code, now):
+                return code
+        raise RuntimeError("no free join code")  # 31**4 codes: practically never
+
+    def code_of_chat(self, chat_key: str, now: datetime) -> str:
+        """The join code of ``chat_key`` (a Telegram group inviting SMS players), made on
+        first use."""
+        code = self.code_for(chat_key)
+        if code is not None:
+            return code
+        for _ in range(100):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if self.add_code(code, chat_key, now):
+                return code
+        raise RuntimeError("no free join code")
 
     def add_code(self, code: str, chat_key: str, now: datetime) -> bool:
         """Give ``chat_key`` the join code ``code``; False when the code is taken."""

@@ -41,7 +41,7 @@ from hideseek_chat import metrics
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.chat.drive import Capabilities, Driver, background_pool
+from hideseek_chat.chat.drive import Capabilities, Channel, Driver, background_pool
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, Outbound, SendText
@@ -125,6 +125,9 @@ class TelegramChannel:
         self._held: dict[str, SendText] = {}
         #: stored updates handed to a lane and not yet done (not handed out twice)
         self._in_lanes: set[str] = set()
+        #: another channel sharing this drive loop (SMS): it gets every action for a chat
+        #: that is not Telegram's, and the texts to Telegram groups (for its members there)
+        self.also: Channel | None = None
 
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
@@ -146,6 +149,11 @@ class TelegramChannel:
         instead, the newest replacing an older one, and sent by ``flush_statuses`` once
         there is room: status edits are coalesced, never queued behind each other."""
         assert self._bot is not None and self._driver is not None
+        if self.also is not None:
+            theirs = [a for a in actions if not a.to.startswith("tg:") or _to_group(a)]
+            if theirs and not await self.also.perform(theirs, now):
+                return False
+            actions = [a for a in actions if a.to.startswith("tg:")]
         kept: list[Outbound] = []
         for action in actions:
             if _is_status(action):
@@ -467,6 +475,11 @@ def build_application(
         job_kwargs={"coalesce": True},
     )
     return application
+
+
+def _to_group(action: Outbound) -> bool:
+    """A text to a Telegram group (its SMS players get it too)."""
+    return isinstance(action, SendText) and action.to.startswith("tg:-")
 
 
 def channel_of(application: TelegramApp) -> TelegramChannel:

@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hideseek_chat.chat.model import Button
+from hideseek_chat.chat.parsing import phone_number as normalize
 from hideseek_chat.sms import choices, segments
 from hideseek_chat.sms.keywords import Keyword, parse
-from hideseek_chat.sms.numbers import normalize
 
 
 def test_numbers_are_normalized_to_e164_or_refused() -> None:
