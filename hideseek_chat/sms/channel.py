@@ -245,8 +245,10 @@ class SmsChannel:
             known = uow.sms.number(number, now)
             assert known is not None
             ref = known.ref
-            name = uow.chats.name_of(ref) or f"Player {known.id}"
-            uow.chats.met(ref, name, now, private_ok=True)
+            known_name = uow.chats.name_of(ref)
+            name = known_name or f"Player {known.id}"
+            if known_name is None or not uow.chats.can_message(ref):
+                uow.chats.met(ref, name, now, private_ok=True)  # texting is writing back
             language = parsed.language or uow.chats.language(ref)
             fmt = Formatter(language or "en")
             sender = Sender(ref, name, language=parsed.language)
@@ -392,23 +394,31 @@ class SmsChannel:
         game's announcement never reaches a member twice."""
         adapted = adapt(actions, self.capabilities)
         texts = await self._call(self._plan, adapted, now, reply_to, opted_out_too)
-        for i, text in enumerate(texts):
-            try:
-                sid = await self._call(self.gateway.send, text.number, text.body)
-                status = "sent"
-            except GatewayError as err:
-                if i == 0 and not err.permanent:
-                    log.warning("the SMS gateway failed (%s): trying again later", err)
-                    return False
-                log.warning("a text to %s was not sent: %s", who(f"sms:{text.number_id}"), err)
-                self.failed += 1
-                sid, status = None, "failed"
-            await self._call(self._count, text, sid or None, status, now)
+        outcomes: list[tuple[Text, str | None, str]] = []
+        try:
+            for i, text in enumerate(texts):
+                try:
+                    sid = await self._call(self.gateway.send, text.number, text.body)
+                    outcomes.append((text, sid or None, "sent"))
+                except GatewayError as err:
+                    if i == 0 and not err.permanent:
+                        log.warning("the SMS gateway failed (%s): trying again later", err)
+                        return False
+                    who_ = who(f"sms:{text.number_id}")
+                    log.warning("a text to %s was not sent: %s", who_, err)
+                    self.failed += 1
+                    outcomes.append((text, None, "failed"))
+        finally:
+            if outcomes:
+                await self._call(self._count, outcomes, now)
         return True
 
-    def _count(self, text: Text, sid: str | None, status: str, now: datetime) -> None:
+    def _count(self, outcomes: list[tuple[Text, str | None, str]], now: datetime) -> None:
+        """Count the texts sent (or failed) for their games, in one transaction."""
         with self.uow_factory() as uow:
-            uow.sms.sent(text.number_id, text.chat_key, segment_count(text.body), sid, status, now)
+            for text, sid, status in outcomes:
+                segments = segment_count(text.body)
+                uow.sms.sent(text.number_id, text.chat_key, segments, sid, status, now)
             uow.commit()
 
     def _plan(
