@@ -83,6 +83,11 @@ async def test_a_whole_game_by_text_only(
         assert "Seeking" in phones.last(BOB)
         assert len(phones.said(CAROL)) == before
 
+        # The admin's STATUS also counts the texts the game sent; a player's does not.
+        await phones.text(ALICE, "status")
+        assert "Texts sent for this game" in phones.last(ALICE)
+        assert "Texts sent" not in phones.said(BOB)[-1]
+
         # The catch: Bob stands next to the hider and claims it; she confirms.
         await phones.text(BOB, f"{HIDER_SPOT[0] + 0.00001}, {HIDER_SPOT[1]}")
         await phones.text(BOB, "found")
@@ -160,3 +165,22 @@ async def test_stop_start_help_and_a_redelivered_text(
             await phones.settle()  # type: ignore[misc]
         asked = [t for t in phones.said(CAROL) if "asks: Radar 2 km" in t]
         assert len(asked) == 1
+
+
+async def test_erasing_a_number_leaves_nothing_of_it(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    from hideseek_chat.sms.erasure import erase_number
+    from hideseek_chat.store.models import PersonRow, PlayerRow, SmsNumberRow
+
+    async with sms_bot(uow_factory, gateway) as bot:
+        code = await start_game(bot)
+    assert erase_number(uow_factory, "+41 79 123 45 62") is not None
+    assert erase_number(uow_factory, "+41 79 123 45 62") is None  # gone already
+    with uow_factory() as uow:
+        numbers = uow.session.scalars(select(SmsNumberRow.number)).all()
+        assert BOB not in numbers and ALICE in numbers
+        assert uow.session.get(PersonRow, "sms:2") is None
+        names = uow.session.scalars(select(PlayerRow.name)).all()
+        assert "Bob" not in names
+        assert uow.sms.counts(f"sms:@{code}")[0] > 0  # the game's count stays
