@@ -55,6 +55,7 @@ from hideseek_chat.sms.gateway import GatewayError
 from hideseek_chat.sms.keywords import Keyword, Parsed, parse
 from hideseek_chat.sms.segments import prepare, segment_count, split
 from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.inbox import Stored
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.sms import GROUP_PREFIX, Number, number_id_of
 
@@ -115,6 +116,16 @@ def _done_texts() -> frozenset[str]:
     return frozenset(say("chat.done", {}, Formatter(language)) for language in LANGUAGES)
 
 
+def _stored_sms(stored: Stored) -> SmsIn | None:
+    """The text a pending inbox row holds, or None when it cannot be read."""
+    try:
+        raw = json.loads(stored.payload or "")
+        sms = SmsIn(str(raw["sid"]), str(raw["from"]), str(raw["body"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+    return sms if f"sms:{sms.sid}" == stored.update_id else None
+
+
 def group_key(code: str) -> str:
     return GROUP_PREFIX + code
 
@@ -141,6 +152,8 @@ class SmsChannel:
     #: the drive loop shared with another channel (Telegram's), made on first use
     driver_of: Callable[[], Driver] | None = None
     _driver: Driver | None = None
+    #: stored texts a lane is working on (a resume never hands them out twice)
+    _in_lanes: set[str] = field(default_factory=set)
     #: texts the gateway refused for good or that failed, since start (the metrics' view)
     failed: int = 0
 
@@ -191,25 +204,60 @@ class SmsChannel:
         update_id = f"sms:{sms.sid}"
         lane = lane_of(number)
         stored: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._in_lanes.add(update_id)  # a resume meanwhile leaves it to this work
 
         async def work() -> None:
             try:
-                new = await self._call(
-                    self.conversation.store_updates,
-                    [(update_id, lane, sms.payload())],
-                    self.clock(),
-                )
-            except Exception as err:
-                stored.set_exception(err)
-                return
-            stored.set_result(update_id in new)
-            if update_id in new:
-                await self.apply(sms, number)
+                try:
+                    new = await self._call(
+                        self.conversation.store_updates,
+                        [(update_id, lane, sms.payload())],
+                        self.clock(),
+                    )
+                except Exception as err:
+                    stored.set_exception(err)
+                    return
+                stored.set_result(update_id in new)
+                if update_id in new:
+                    await self.apply(sms, number)
+            finally:
+                self._in_lanes.discard(update_id)
 
         applying = self.lanes.submit(lane, work)
         if not await stored:
             return None  # a redelivery
         return applying
+
+    def dispatch_stored(self, stored: Stored) -> None:
+        """Apply a text stored before and left pending (the process died before applying
+        it) in its lane, unless it is on its way already; then the lane's next one."""
+        if stored.update_id in self._in_lanes:
+            return
+        self._in_lanes.add(stored.update_id)
+        lane = stored.lane or stored.update_id
+
+        async def work() -> None:
+            try:
+                sms = _stored_sms(stored)
+                number = normalize(sms.sender, self.region) if sms is not None else None
+                if sms is None or number is None:
+                    log.warning("a stored SMS could not be read; settled as unreadable")
+                    await self._call(
+                        self.conversation.settle,
+                        stored.update_id,
+                        InboxStatus.UNREADABLE,
+                        self.clock(),
+                        stored.lane,
+                    )
+                else:
+                    await self.apply(sms, number)
+            finally:
+                self._in_lanes.discard(stored.update_id)
+            following = await self._call(self.conversation.next_pending, lane)
+            if following is not None and following.update_id != stored.update_id:
+                self.dispatch_stored(following)
+
+        self.lanes.submit(lane, work)
 
     async def apply(self, sms: SmsIn, number: str) -> None:
         """Act on a stored text of ``number``."""

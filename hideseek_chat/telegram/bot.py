@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from telegram import (
     Bot,
@@ -88,6 +88,12 @@ PENDING_BATCH = 200
 ConversationFactory: TypeAlias = Callable[[str], Conversation]
 
 
+class SharingChannel(Channel, Protocol):
+    """Another channel on this drive loop (SMS): it applies its own stored updates."""
+
+    def dispatch_stored(self, stored: Stored) -> None: ...
+
+
 class TelegramChannel:
     """python-telegram-bot's side of the shared drive loop (``chat.drive.Driver``).
 
@@ -127,7 +133,7 @@ class TelegramChannel:
         self._in_lanes: set[str] = set()
         #: another channel sharing this drive loop (SMS): it gets every action for a chat
         #: that is not Telegram's, and the texts to Telegram groups (for its members there)
-        self.also: Channel | None = None
+        self.also: SharingChannel | None = None
 
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
@@ -227,6 +233,10 @@ class TelegramChannel:
     def dispatch_stored(self, stored: Stored, bot: Bot, follow: bool = False) -> None:
         """Apply a stored (pending) update in its lane, unless it is on its way already;
         with ``follow``, then the lane's next pending update (a resumed lane, in order)."""
+        if not stored.update_id.startswith("tg:"):  # another channel's (an SMS)
+            if self.also is not None:
+                self.also.dispatch_stored(stored)
+            return
         if stored.update_id in self._in_lanes:
             return
         self._in_lanes.add(stored.update_id)

@@ -67,3 +67,17 @@ async def test_a_telegram_game_with_a_player_by_text(
         await text("36.14000, -97.08000")
         assert "Got your location" in gateway.to(DAVE)[-1]
         assert "36.14" not in tg.texts()
+
+        # A text stored and left pending is applied by the Telegram channel's resume, which
+        # hands it to the SMS channel instead of reading it as a Telegram update.
+        from datetime import UTC, datetime
+
+        from hideseek_chat.sms.channel import SmsIn, lane_of
+
+        left = SmsIn("SMleftover", DAVE, "NAME David")
+        rows = [("sms:SMleftover", lane_of(DAVE), left.payload())]
+        shared.driver(tg.bot).conversation.store_updates(rows, datetime.now(UTC))
+        await shared.resume(tg.bot)
+        await shared.lanes.join()
+        await sms.lanes.join()
+        assert gateway.to(DAVE)[-1] == "Others now see you as David."
