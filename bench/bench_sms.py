@@ -230,7 +230,10 @@ async def run_bot(engine: Engine, args: argparse.Namespace) -> list[float]:
     server.should_exit = True
     await serving
     threads.shutdown()
-    print(f"posted at {achieved:.0f}/s; replies missing {missing}; non-200 answers {len(bad)}")
+    print(
+        f"posted and answered at {achieved:.0f}/s (asked: {args.rate:.0f}/s); replies missing"
+        f" {missing}; non-200 answers {len(bad)}"
+    )
     return list(latencies)
 
 
