@@ -265,8 +265,8 @@ class SmsChannel:
         update_id = f"sms:{sms.sid}"
         try:
             msg, own = await self._call(self._read, sms, number, update_id, now)
-        except Exception:
-            log.exception("an SMS could not be read")
+        except Exception as err:  # its type only: a message could quote the text
+            log.error("an SMS could not be read (%s)", type(err).__name__)
             await self._call(
                 self.conversation.settle, update_id, InboxStatus.FAILED, now, lane_of(number)
             )
@@ -274,7 +274,10 @@ class SmsChannel:
         if own:  # the channel's own replies: STOP's confirmation reaches an opted-out number
             await self.perform(own, now, opted_out_too=True)
         if msg is not None:
-            await self.on_message(msg)
+            try:
+                await self.on_message(msg)
+            except Exception as err:  # kept in the inbox as failed, with its form
+                log.error("an SMS failed in the conversation (%s)", type(err).__name__)
 
     async def on_message(self, msg: Inbound) -> None:
         """Handle ``msg`` and send the replies to its sender, then the game's news."""

@@ -136,3 +136,32 @@ async def test_invalid_numbers_are_ignored_and_a_flood_is_applied_once_each_in_o
         applied = [reply.rsplit(" ", 1)[-1].rstrip(".") for reply in replies]
         assert applied == [f"Bob{int(sid.removeprefix('sms:SMflood'))}" for sid in stored]
         assert last == applied[-1]
+
+
+async def test_a_gateway_that_is_down_delays_an_announcement_and_never_doubles_it(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    from datetime import timedelta
+
+    carol, alice = "+41791234563", "+41791234561"
+    async with sms_bot(uow_factory, gateway) as bot:
+        phones = bot.phones
+        await phones.text(alice, "NEW small metric")
+        code = phones.said(alice)[0].split("code is ", 1)[1][:4]
+        await phones.text(BOB, f"JOIN {code}")
+        gateway.fail = 1  # the announcement's first text: the gateway is down
+        await phones.text(carol, f"JOIN {code}")
+        joined = [t for t in phones.said(alice) if "3 teams" in t]
+        assert joined == []
+        await bot.wait(timedelta(seconds=30))  # the tick drains the outbox again
+        for number in (alice, BOB, carol):
+            assert len([t for t in phones.said(number) if "3 teams" in t]) == 1, number
+        # A number the gateway refuses for good is counted as failed; the others get it.
+        gateway.fail, gateway.fail_status = 1, 400
+        await phones.text(alice, "begin")
+        with uow_factory() as uow:
+            from hideseek_chat.store.models import SmsMessageRow
+
+            statuses = uow.session.scalars(select(SmsMessageRow.status)).all()
+        assert "failed" in statuses
+        assert any("The game is on" in t for t in phones.said(carol))
