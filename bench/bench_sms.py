@@ -73,7 +73,7 @@ class Recorder:
     def __init__(self) -> None:
         self.sent: list[tuple[str, str]] = []
 
-    def send(self, to: str, body: str) -> str:
+    def send(self, to: str, body: str, photo: str | None = None) -> str:
         self.sent.append((to, body))
         return f"SMsetup{len(self.sent):026d}"
 
@@ -180,7 +180,7 @@ async def setup_games(channel: SmsChannel, games: int, players: int) -> None:
     async def say(who: str, body: str) -> None:
         nonlocal sid
         sid += 1
-        await channel.receive_form(f"SMsetup{sid:027d}", who, body, 0)
+        await channel.receive_form(f"SMsetup{sid:027d}", who, body)
         await channel.lanes.join()
         await channel.driver.idle()
 

@@ -42,6 +42,7 @@ from hideseek_chat.chat.model import (
     EditButtons,
     Inbound,
     Outbound,
+    PhotoIn,
     Sender,
     SendText,
     TextIn,
@@ -83,7 +84,7 @@ _WHERE = {command.name: command.where for command in COMMANDS}
 class Sends(Protocol):
     """The gateway as the channel uses it (``gateway.Gateway``)."""
 
-    def send(self, to: str, body: str) -> str: ...
+    def send(self, to: str, body: str, photo: str | None = None) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,20 @@ class SmsIn:
     sid: str
     sender: str  # the From number as the gateway gave it
     body: str
-    media: int = 0  # how many media (MMS) came with it
+    #: the URLs of the MMS's images (the gateway's own, behind a signed webhook)
+    photos: tuple[str, ...] = ()
+    media: int = 0  # how many media (MMS) came with it, images or not
 
     def payload(self) -> str:
-        return json.dumps({"sid": self.sid, "from": self.sender, "body": self.body})
+        return json.dumps(
+            {
+                "sid": self.sid,
+                "from": self.sender,
+                "body": self.body,
+                "photos": list(self.photos),
+                "media": self.media,
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,7 @@ class Text:
     number: str
     body: str
     chat_key: str | None  # the game chat it is counted for
+    photo: str | None = None  # an image's URL, sent along as MMS
 
 
 @cache
@@ -120,10 +132,17 @@ def _stored_sms(stored: Stored) -> SmsIn | None:
     """The text a pending inbox row holds, or None when it cannot be read."""
     try:
         raw = json.loads(stored.payload or "")
-        sms = SmsIn(str(raw["sid"]), str(raw["from"]), str(raw["body"]))
+        photos = tuple(str(url) for url in raw.get("photos", ()))
+        sms = SmsIn(str(raw["sid"]), str(raw["from"]), str(raw["body"]), photos)
     except (ValueError, KeyError, TypeError):
         return None
     return sms if f"sms:{sms.sid}" == stored.update_id else None
+
+
+def _is_url(ref: str | None) -> bool:
+    """Whether a photo's ref is a URL an MMS can carry (an SMS player's photo), not another
+    channel's file id."""
+    return ref is not None and ref.startswith(("https://", "http://"))
 
 
 def group_key(code: str) -> str:
@@ -173,9 +192,11 @@ class SmsChannel:
     def conversation(self) -> Conversation:
         return self.driver.conversation
 
-    async def receive_form(self, sid: str, sender: str, body: str, media: int) -> None:
+    async def receive_form(
+        self, sid: str, sender: str, body: str, photos: tuple[str, ...] = (), media: int = 0
+    ) -> None:
         """The webhook's text (``web.sms``): stored before this returns, applied after."""
-        await self.receive(SmsIn(sid, sender, body, media))
+        await self.receive(SmsIn(sid, sender, body, photos, media))
 
     async def record_status(self, sid: str, status: str) -> None:
         """A delivery status callback: the text's status recorded."""
@@ -346,6 +367,9 @@ class SmsChannel:
             if keyword == Keyword.HELP:
                 reply("sms.help")
                 return settle()
+            if sms.photos:  # a photo (a photo question's answer): in private, like a pin
+                caption = sms.body.strip()
+                return private(PhotoIn, file_ref=sms.photos[0], caption=caption), own
             if sms.media and not sms.body.strip():
                 reply("sms.no_media")
                 return settle()
@@ -449,7 +473,7 @@ class SmsChannel:
         try:
             for i, text in enumerate(texts):
                 try:
-                    sid = await self._call(self.gateway.send, text.number, text.body)
+                    sid = await self._call(self.gateway.send, text.number, text.body, text.photo)
                     outcomes.append((text, sid or None, "sent"))
                 except GatewayError as err:
                     if i == 0 and not err.permanent:
@@ -495,7 +519,8 @@ class SmsChannel:
                 body = action.text
                 if action.pre:
                     body = f"{body}\n{action.pre}"
-                if action.photo_ref is not None:
+                photo = action.photo_ref if _is_url(action.photo_ref) else None
+                if action.photo_ref is not None and photo is None:
                     body = f"{body}\n{self._note(uow, action.to)}"
                 offered = numbered_choices.numbered(action.buttons)
                 message_ref = uuid.uuid4().hex[:16]
@@ -514,8 +539,9 @@ class SmsChannel:
                         ]
                         text = f"{text}\n{numbered_choices.render(shown)}"
                     chat_key = action.to if number_id_of(action.to) is None else member.current_chat
-                    for part in split(prepare(text)):
-                        planned.append(Text(member.id, member.number, part, chat_key))
+                    for i, part in enumerate(split(prepare(text))):
+                        with_photo = photo if i == 0 else None  # an MMS, then texts
+                        planned.append(Text(member.id, member.number, part, chat_key, with_photo))
             uow.commit()
         return planned
 

@@ -49,18 +49,18 @@ class Gateway:
         if settings.base_url:
             self.client.api.base_url = settings.base_url.rstrip("/")
 
-    def send(self, to: str, body: str) -> str:
-        """Send ``body`` to the E.164 number ``to``; return the gateway's message id."""
+    def send(self, to: str, body: str, photo: str | None = None) -> str:
+        """Send ``body`` to the E.164 number ``to`` (with the image at the URL ``photo``, as
+        MMS); return the gateway's message id."""
+        extra: dict[str, object] = {}
+        if self.settings.status_url:
+            extra["status_callback"] = self.settings.status_url
+        if photo is not None:
+            extra["media_url"] = [photo]
         try:
-            if self.settings.status_url:
-                message = self.client.messages.create(
-                    to=to,
-                    from_=self.settings.sender,
-                    body=body,
-                    status_callback=self.settings.status_url,
-                )
-            else:
-                message = self.client.messages.create(to=to, from_=self.settings.sender, body=body)
+            message = self.client.messages.create(
+                to=to, from_=self.settings.sender, body=body, **extra
+            )
         except TwilioRestException as err:
             permanent = 400 <= err.status < 500 and err.status != 429
             raise GatewayError(f"HTTP {err.status} code {err.code}", permanent=permanent) from None

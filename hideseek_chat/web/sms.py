@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -40,8 +40,11 @@ SID = re.compile(r"^[A-Za-z0-9]{2,64}$")
 STATUS = re.compile(r"^[a-z_-]{1,24}$")
 EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>'
 
-#: ``receive(message_sid, from_number, body, media_count)``
-ReceiveSms = Callable[[str, str, str, int], Awaitable[object]]
+#: ``receive(message_sid, from_number, body, photos, media_count)``: ``photos`` the URLs of
+#: the MMS's images (the gateway's own), ``media_count`` how many media came in all
+ReceiveSms = Callable[[str, str, str, tuple[str, ...], int], Awaitable[object]]
+#: The longest media URL taken.
+MAX_URL = 500
 RecordStatus = Callable[[str, str], Awaitable[object]]
 
 
@@ -99,6 +102,19 @@ def _media_count(form: dict[str, str]) -> int | None:
     return int(raw)
 
 
+def _photos(form: dict[str, str], count: int) -> tuple[str, ...] | None:
+    """The URLs of the images among the ``count`` media; None when one is malformed."""
+    photos: list[str] = []
+    for i in range(count):
+        url = form.get(f"MediaUrl{i}", "")
+        parts = urlsplit(url)
+        if len(url) > MAX_URL or parts.scheme not in ("https", "http") or not parts.hostname:
+            return None
+        if form.get(f"MediaContentType{i}", "").lower().startswith("image/"):
+            photos.append(url)
+    return tuple(photos)
+
+
 def sms_routes(
     webhook: SmsWebhook, receive: ReceiveSms, record_status: RecordStatus
 ) -> list[Route]:
@@ -114,10 +130,11 @@ def sms_routes(
         sid = form.get("MessageSid") or form.get("SmsSid") or ""
         sender = form.get("From", "")
         media = _media_count(form)
-        if not SID.match(sid) or not sender or media is None:
+        photos = _photos(form, media) if media is not None else None
+        if not SID.match(sid) or not sender or media is None or photos is None:
             return PlainTextResponse("not a message", status_code=400)
         body = form.get("Body", "")[:MAX_TEXT]
-        await receive(sid, sender, body, media)
+        await receive(sid, sender, body, photos, media)
         return Response(EMPTY_TWIML, media_type="text/xml")
 
     async def status(request: Request) -> Response:

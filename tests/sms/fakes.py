@@ -33,6 +33,7 @@ class Sent:
     to: str
     body: str
     status_callback: str | None
+    media: str | None = None  # the image's URL of an MMS
 
 
 @dataclass
@@ -66,7 +67,13 @@ class FakeGateway:
                         return
                     sid = f"SM{len(gateway.sent):032x}"
                     gateway.sent.append(
-                        Sent(sid, form["To"], form["Body"], form.get("StatusCallback"))
+                        Sent(
+                            sid,
+                            form["To"],
+                            form["Body"],
+                            form.get("StatusCallback"),
+                            form.get("MediaUrl"),
+                        )
                     )
                 self._answer(201, {"sid": sid, "status": "queued", "to": form["To"]})
 

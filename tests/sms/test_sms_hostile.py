@@ -99,7 +99,7 @@ async def test_huge_bodies_malformed_forms_and_media_are_refused(
         response = await client.post("/sms", data=photo, headers=signed(url, photo))
         assert response.status_code == 200
         await bot.phones.settle()  # type: ignore[misc]
-        assert "Photos" in bot.phones.last(BOB)
+        assert "only take photos" in bot.phones.last(BOB)
         assert all("http://x/y" not in s.body for s in gateway.sent)
 
 

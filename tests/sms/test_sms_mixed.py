@@ -31,7 +31,7 @@ async def test_a_telegram_game_with_a_player_by_text(
         async def text(body: str) -> None:
             nonlocal count
             count += 1
-            await sms.receive_form(f"SMmixed{count:04d}", DAVE, body, 0)
+            await sms.receive_form(f"SMmixed{count:04d}", DAVE, body)
             await sms.lanes.join()
             await shared.settle()
 

@@ -33,7 +33,7 @@ plain_texts(
         "sms.name_usage": N_("Text NAME and the name others should see, like NAME Alex."),
         "sms.photo_note": N_("(a photo: Telegram players see it)"),
         "sms.no_media": N_(
-            "Photos cannot be played by text yet. Send the answer as text, like ANSWER yes."
+            "I can only take photos by MMS. Send anything else as text, like ANSWER yes."
         ),
         "sms.count": N_("Texts sent for this game: {texts} ({segments} SMS segments)."),
         "sms.invited": N_(
