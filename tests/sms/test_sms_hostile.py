@@ -74,6 +74,9 @@ async def test_huge_bodies_malformed_forms_and_media_are_refused(
         for bad in (
             {**_form(), "NumMedia": "many"},
             {**_form(), "NumMedia": "9999"},
+            {**_form(), "NumMedia": "1", "MediaUrl0": "javascript:alert(1)"},
+            {**_form(), "NumMedia": "1"},  # a medium without its URL
+            {**_form(), "NumMedia": "1", "MediaUrl0": "https://x/" + "a" * 600},
             {**_form(), "MessageSid": "SM<script>"},
             {**_form(), "MessageSid": ""},
             {k: v for k, v in _form().items() if k != "From"},
