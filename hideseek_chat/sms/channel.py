@@ -292,8 +292,9 @@ class SmsChannel:
                 self.conversation.settle, update_id, InboxStatus.FAILED, now, lane_of(number)
             )
             return
-        if own:  # the channel's own replies: STOP's confirmation reaches an opted-out number
-            await self.perform(own, now, opted_out_too=True)
+        if own:  # STOP's confirmation, START's and HELP's reach an opted-out number too
+            carrier = parse(sms.body).keyword in (Keyword.STOP, Keyword.START, Keyword.HELP)
+            await self.perform(own, now, opted_out_too=carrier)
         if msg is not None:
             try:
                 await self.on_message(msg)
@@ -362,8 +363,6 @@ class SmsChannel:
                 uow.sms.opt(known.id, out=False)
                 reply("sms.started")
                 return settle()
-            if known.opted_out:
-                uow.sms.opt(known.id, out=False)  # texting the game again is opting in
             if keyword == Keyword.HELP:
                 reply("sms.help")
                 return settle()

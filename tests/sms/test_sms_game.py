@@ -154,6 +154,8 @@ async def test_stop_start_help_and_a_redelivered_text(
         assert len(phones.said(CAROL)) == quiet, "an opted-out number gets nothing"
         assert "off you go" in phones.since(BOB, 0), "the game goes on"
 
+        await phones.text(CAROL, "status")  # opted out: STATUS gets no answer
+        assert len(phones.said(CAROL)) == quiet
         await phones.text(CAROL, "start")
         assert "again" in phones.last(CAROL)
         await phones.text(CAROL, "Help")
