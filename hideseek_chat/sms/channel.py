@@ -467,12 +467,18 @@ class SmsChannel:
         driver tries again later); a later failure is logged and the rest goes on, so a
         game's announcement never reaches a member twice."""
         adapted = adapt(actions, self.capabilities)
-        texts = await self._call(self._plan, adapted, now, reply_to, opted_out_too)
+        return await self._call(self._deliver, adapted, now, reply_to, opted_out_too)
+
+    def _deliver(
+        self, actions: list[Outbound], now: datetime, reply_to: str | None, opted_out_too: bool
+    ) -> bool:
+        """``perform`` in one worker thread: plan the texts, send them, count them."""
+        texts = self._plan(actions, now, reply_to, opted_out_too)
         outcomes: list[tuple[Text, str | None, str]] = []
         try:
             for i, text in enumerate(texts):
                 try:
-                    sid = await self._call(self.gateway.send, text.number, text.body, text.photo)
+                    sid = self.gateway.send(text.number, text.body, text.photo)
                     outcomes.append((text, sid or None, "sent"))
                 except GatewayError as err:
                     if i == 0 and not err.permanent:
@@ -484,7 +490,7 @@ class SmsChannel:
                     outcomes.append((text, None, "failed"))
         finally:
             if outcomes:
-                await self._call(self._count, outcomes, now)
+                self._count(outcomes, now)
         return True
 
     def _count(self, outcomes: list[tuple[Text, str | None, str]], now: datetime) -> None:
