@@ -278,6 +278,8 @@ async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     finally:
         server.should_exit = True
         await serving
+        if app.sms is not None:  # the texts stored before the server stopped
+            await app.sms.lanes.join()
 
 
 def web_routes(
@@ -332,3 +334,5 @@ async def serve_webhook(
     stopping.cancel()
     await serving
     await channel.lanes.join()
+    if app.sms is not None:
+        await app.sms.lanes.join()
