@@ -56,6 +56,8 @@ from hideseek_chat.web.sms import SmsWebhook, sms_routes
 
 log = logging.getLogger(__name__)
 
+#: How often the SMS digests that are due are sent.
+DIGEST_EVERY = timedelta(minutes=1)
 #: How often the location pings of finished games are purged.
 PURGE_EVERY = timedelta(hours=1)
 #: Seconds a geocoder request may take; an Overpass query (a city's kind of places);
@@ -170,6 +172,14 @@ def build_sms(
         driver_of=lambda: shared.driver(telegram.bot),
     )
     shared.also = sms
+
+    async def flush_digests(context: ContextTypes.DEFAULT_TYPE) -> None:
+        await sms.flush_digests()
+
+    assert telegram.job_queue is not None
+    telegram.job_queue.run_repeating(
+        flush_digests, interval=DIGEST_EVERY, first=DIGEST_EVERY, name="sms-digests"
+    )
     return sms
 
 

@@ -4,6 +4,7 @@
 - ``choices``: buttons as numbered choices and the reply that picks one;
 - ``keywords``: what a text means (NEW, JOIN, STATUS, STOP, START, HELP, any command);
 - ``gateway``: the gateway's REST API (twilio's Client), sending in a worker thread;
+- ``outgoing``: the actions as texts to numbers (fan-out, choices, photos, digests);
 - ``channel``: ``SmsChannel``, the adapter: inbound texts to the conversation, its actions
   to texts (a group's announcements to every member's number).
 """

@@ -22,24 +22,21 @@ import asyncio
 import hashlib
 import json
 import logging
-import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache, partial
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities, Driver, adapt
-from hideseek_chat.chat.i18n import LANGUAGES, Formatter
+from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import (
-    AnswerButton,
     ButtonIn,
     ChatKind,
     CommandIn,
-    EditButtons,
     Inbound,
     Outbound,
     PhotoIn,
@@ -52,13 +49,15 @@ from hideseek_chat.chat.routes import COMMANDS, Where
 from hideseek_chat.chat.texts import say
 from hideseek_chat.logs import who
 from hideseek_chat.sms import choices as numbered_choices
+from hideseek_chat.sms import outgoing
 from hideseek_chat.sms.gateway import GatewayError
 from hideseek_chat.sms.keywords import Keyword, Parsed, parse
-from hideseek_chat.sms.segments import prepare, segment_count, split
+from hideseek_chat.sms.outgoing import Text
+from hideseek_chat.sms.segments import segment_count
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.inbox import Stored
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.store.sms import GROUP_PREFIX, Number, number_id_of
+from hideseek_chat.store.sms import GROUP_PREFIX, Number
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +76,8 @@ CAPABILITIES = Capabilities(
 )
 #: The longest name a player may give themselves by text.
 MAX_NAME = 32
+#: The minutes a digest may gather for.
+DIGEST_MINUTES = range(5, 121)
 
 _WHERE = {command.name: command.where for command in COMMANDS}
 
@@ -110,24 +111,6 @@ class SmsIn:
         )
 
 
-@dataclass(frozen=True)
-class Text:
-    """A text ready to go to one number."""
-
-    number_id: int
-    number: str
-    body: str
-    chat_key: str | None  # the game chat it is counted for
-    photo: str | None = None  # an image's URL, sent along as MMS
-
-
-@cache
-def _done_texts() -> frozenset[str]:
-    """A press's plain acknowledgement in every language: not worth a text (what the
-    press did comes as texts of its own)."""
-    return frozenset(say("chat.done", {}, Formatter(language)) for language in LANGUAGES)
-
-
 def _stored_sms(stored: Stored) -> SmsIn | None:
     """The text a pending inbox row holds, or None when it cannot be read."""
     try:
@@ -137,12 +120,6 @@ def _stored_sms(stored: Stored) -> SmsIn | None:
     except (ValueError, KeyError, TypeError):
         return None
     return sms if f"sms:{sms.sid}" == stored.update_id else None
-
-
-def _is_url(ref: str | None) -> bool:
-    """Whether a photo's ref is a URL an MMS can carry (an SMS player's photo), not another
-    channel's file id."""
-    return ref is not None and ref.startswith(("https://", "http://"))
 
 
 def group_key(code: str) -> str:
@@ -366,6 +343,17 @@ class SmsChannel:
             if keyword == Keyword.HELP:
                 reply("sms.help")
                 return settle()
+            if keyword == Keyword.DIGEST:
+                arg = parsed.args[0].casefold() if parsed.args else ""
+                if arg in ("off", "aus", "no"):
+                    uow.sms.set_digest(known.id, None)
+                    reply("sms.digest_off")
+                elif arg.isdigit() and int(arg) in DIGEST_MINUTES:
+                    uow.sms.set_digest(known.id, int(arg))
+                    reply("sms.digest_on", minutes=int(arg))
+                else:
+                    reply("sms.digest_usage")
+                return settle()
             if sms.photos:  # a photo (a photo question's answer): in private, like a pin
                 caption = sms.body.strip()
                 return private(PhotoIn, file_ref=sms.photos[0], caption=caption), own
@@ -493,6 +481,32 @@ class SmsChannel:
                 self._count(outcomes, now)
         return True
 
+    async def flush_digests(self) -> None:
+        """Send each digest whose oldest news has waited its minutes (every minute or so)."""
+        await self._call(self._flush_digests, self.clock())
+
+    def _flush_digests(self, now: datetime) -> None:
+        with self.uow_factory() as uow:
+            texts = outgoing.due_digests(uow, now)
+            uow.commit()
+        outcomes: list[tuple[Text, str | None, str]] = []
+        for text in texts:
+            try:
+                outcomes.append((text, self.gateway.send(text.number, text.body) or None, "sent"))
+            except GatewayError as err:
+                log.warning("a digest to %s was not sent: %s", who(f"sms:{text.number_id}"), err)
+                outcomes.append((text, None, "failed"))
+        if outcomes:
+            self._count(outcomes, now)
+
+    def _plan(
+        self, actions: list[Outbound], now: datetime, reply_to: str | None, opted_out_too: bool
+    ) -> list[Text]:
+        with self.uow_factory() as uow:
+            planned = outgoing.plan(uow, actions, now, reply_to, opted_out_too)
+            uow.commit()
+        return planned
+
     def _count(self, outcomes: list[tuple[Text, str | None, str]], now: datetime) -> None:
         """Count the texts sent (or failed) for their games, in one transaction."""
         with self.uow_factory() as uow:
@@ -500,74 +514,3 @@ class SmsChannel:
                 segments = segment_count(text.body)
                 uow.sms.sent(text.number_id, text.chat_key, segments, sid, status, now)
             uow.commit()
-
-    def _plan(
-        self, actions: list[Outbound], now: datetime, reply_to: str | None, opted_out_too: bool
-    ) -> list[Text]:
-        """Each action as texts to numbers; the numbered choices stored."""
-        planned: list[Text] = []
-        with self.uow_factory() as uow:
-            for action in actions:
-                if isinstance(action, EditButtons):
-                    for member in self._recipients(uow, action.to, None, True):
-                        uow.sms.withdraw(member.id, action.message_ref)
-                    continue
-                if isinstance(action, AnswerButton):
-                    if action.text and action.text not in _done_texts():
-                        action = SendText(action.to, text=action.text, private=True)
-                    else:
-                        continue
-                if not isinstance(action, SendText):
-                    continue
-                if action.slot == "status" or action.transient:
-                    continue  # STATUS asks for the status; a progress needs an edit
-                body = action.text
-                if action.pre:
-                    body = f"{body}\n{action.pre}"
-                photo = action.photo_ref if _is_url(action.photo_ref) else None
-                if action.photo_ref is not None and photo is None:
-                    body = f"{body}\n{self._note(uow, action.to)}"
-                offered = numbered_choices.numbered(action.buttons)
-                message_ref = uuid.uuid4().hex[:16]
-                for member in self._recipients(uow, action.to, reply_to, opted_out_too):
-                    text = body
-                    if offered:
-                        made = uow.sms.offer(
-                            member.id,
-                            action.to,
-                            [(o.label, o.data) for o in offered],
-                            message_ref,
-                            now,
-                        )
-                        shown = [
-                            numbered_choices.Offered(c.position, c.label, c.data) for c in made
-                        ]
-                        text = f"{text}\n{numbered_choices.render(shown)}"
-                    chat_key = action.to if number_id_of(action.to) is None else member.current_chat
-                    for i, part in enumerate(split(prepare(text))):
-                        with_photo = photo if i == 0 else None  # an MMS, then texts
-                        planned.append(Text(member.id, member.number, part, chat_key, with_photo))
-            uow.commit()
-        return planned
-
-    @staticmethod
-    def _note(uow: Any, to: str) -> str:
-        language = uow.chats.language(to) if number_id_of(to) is not None else None
-        return say("sms.photo_note", {}, Formatter(language or "en"))
-
-    @staticmethod
-    def _recipients(
-        uow: Any, to: str, reply_to: str | None, opted_out_too: bool = False
-    ) -> list[Number]:
-        """The numbers a text to ``to`` goes to (none opted out, unless ``opted_out_too``)."""
-        own = number_id_of(to)
-        if own is None and reply_to is not None:
-            own = number_id_of(reply_to)  # a reply in a game chat: its sender only
-            if own is None:
-                return []
-        if own is not None:
-            number = uow.sms.by_id(own)
-            if number is None or (number.opted_out and not opted_out_too):
-                return []
-            return [number]
-        return [m for m in uow.sms.members(to) if opted_out_too or not m.opted_out]

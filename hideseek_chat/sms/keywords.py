@@ -1,4 +1,4 @@
-"""What a text message means: a keyword (NEW, JOIN, STATUS, STOP, START, HELP, in English,
+"""What a text message means: a keyword (NEW, JOIN, STATUS, STOP, START, HELP, DIGEST, in English,
 German or Spanish), any command of the routing table, or plain text.
 
 Case does not matter and a leading slash is optional: ``new small``, ``/NEU small``,
@@ -24,6 +24,7 @@ class Keyword(StrEnum):
     STOP = "stop"
     START = "start"
     HELP = "help"
+    DIGEST = "digest"  # DIGEST 15 / DIGEST OFF: plain announcements together
     COMMAND = "command"  # any command of the routing table
     TEXT = "text"  # anything else: a pin typed as text, a word
 
@@ -40,6 +41,7 @@ WORDS: dict[Keyword, dict[str, tuple[str, ...]]] = {
     },
     Keyword.START: {"en": ("start", "unstop"), "de": ("weiter",), "es": ("alta", "reanudar")},
     Keyword.HELP: {"en": ("help", "info"), "de": ("hilfe",), "es": ("ayuda",)},
+    Keyword.DIGEST: {"en": ("digest",), "de": ("sammeln",), "es": ("resumen",)},
 }
 _BY_WORD: dict[str, tuple[Keyword, str]] = {
     word: (keyword, language)

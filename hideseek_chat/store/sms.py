@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from hideseek_chat.store.models import (
     SmsChoiceRow,
     SmsCodeRow,
+    SmsHeldRow,
     SmsMemberRow,
     SmsMessageRow,
     SmsNumberRow,
@@ -36,6 +37,7 @@ class Number:
     number: str
     opted_out: bool
     current_chat: str | None
+    digest_minutes: int | None = None
 
     @property
     def ref(self) -> str:
@@ -67,7 +69,7 @@ def number_id_of(ref: str) -> int | None:
 
 
 def _number(row: SmsNumberRow) -> Number:
-    return Number(row.id, row.number, row.opted_out, row.current_chat)
+    return Number(row.id, row.number, row.opted_out, row.current_chat, row.digest_minutes)
 
 
 class SmsBook:
@@ -101,6 +103,44 @@ class SmsBook:
             update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(opted_out=out)
         )
 
+    def set_digest(self, number_id: int, minutes: int | None) -> None:
+        """DIGEST: hold the game chats' plain announcements for ``minutes`` (None: off)."""
+        self.session.execute(
+            update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(digest_minutes=minutes)
+        )
+
+    def hold(self, number_id: int, chat_key: str | None, body: str, now: datetime) -> None:
+        """Keep ``body`` for the number's next digest."""
+        self.session.add(SmsHeldRow(number_id=number_id, chat_key=chat_key, body=body, held_at=now))
+        self.session.flush()
+
+    def take_held(self, number_id: int) -> list[tuple[str | None, str]]:
+        """The number's held announcements, oldest first, (chat, text) each; forgotten here."""
+        rows = self.session.scalars(
+            select(SmsHeldRow).where(SmsHeldRow.number_id == number_id).order_by(SmsHeldRow.id)
+        ).all()
+        for row in rows:
+            self.session.delete(row)
+        self.session.flush()
+        return [(row.chat_key, row.body) for row in rows]
+
+    def digests_due(self, now: datetime) -> list[Number]:
+        """The numbers whose oldest held announcement has waited their digest's minutes."""
+        oldest = (
+            select(SmsHeldRow.number_id, func.min(SmsHeldRow.held_at).label("since"))
+            .group_by(SmsHeldRow.number_id)
+            .subquery()
+        )
+        rows = self.session.execute(
+            select(SmsNumberRow, oldest.c.since).join(oldest, oldest.c.number_id == SmsNumberRow.id)
+        ).all()
+        due = []
+        for row, since in rows:
+            minutes = row.digest_minutes or 0
+            if since is not None and (now - since).total_seconds() >= minutes * 60:
+                due.append(_number(row))
+        return due
+
     def play_in(self, number_id: int, chat_key: str, now: datetime) -> None:
         """The number plays in ``chat_key`` from now on and gets its announcements."""
         self.session.execute(
@@ -124,7 +164,7 @@ class SmsBook:
     def forget(self, number_id: int) -> bool:
         """Erase the number and everything kept about it (its memberships and choices;
         the texts sent stay counted for their games, no longer tied to it)."""
-        for table in (SmsMemberRow, SmsChoiceRow):
+        for table in (SmsMemberRow, SmsChoiceRow, SmsHeldRow):
             self.session.execute(delete(table).where(table.number_id == number_id))
         self.session.execute(
             update(SmsMessageRow).where(SmsMessageRow.number_id == number_id).values(number_id=None)

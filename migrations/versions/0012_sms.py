@@ -1,8 +1,8 @@
-"""sms channel
+"""sms channel: numbers (opt-out, digest), join codes, members, pending numbered choices, held announcements, texts sent and their delivery
 
 Revision ID: 0012
 Revises: 0009
-Create Date: 2026-11-27 04:19:52.806081
+Create Date: 2026-11-27 04:48:29.956662
 
 """
 from typing import Sequence, Union
@@ -32,6 +32,7 @@ def upgrade() -> None:
     sa.Column('number', sa.String(length=20), nullable=False),
     sa.Column('opted_out', sa.Boolean(), server_default=sa.false(), nullable=False),
     sa.Column('current_chat', sa.String(length=64), nullable=True),
+    sa.Column('digest_minutes', sa.Integer(), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_sms_numbers')),
     sa.UniqueConstraint('number', name=op.f('uq_sms_numbers_number'))
@@ -47,6 +48,18 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['number_id'], ['sms_numbers.id'], name=op.f('fk_sms_choices_number_id_sms_numbers'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('number_id', 'position', name=op.f('pk_sms_choices'))
     )
+    op.create_table('sms_held',
+    sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
+    sa.Column('number_id', sa.Integer(), nullable=False),
+    sa.Column('chat_key', sa.String(length=64), nullable=True),
+    sa.Column('body', sa.Text(), nullable=False),
+    sa.Column('held_at', sa.DateTime(timezone=True), nullable=False),
+    sa.ForeignKeyConstraint(['number_id'], ['sms_numbers.id'], name=op.f('fk_sms_held_number_id_sms_numbers'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_sms_held'))
+    )
+    with op.batch_alter_table('sms_held', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_sms_held_number_id'), ['number_id'], unique=False)
+
     op.create_table('sms_members',
     sa.Column('number_id', sa.Integer(), nullable=False),
     sa.Column('chat_key', sa.String(length=64), nullable=False),
@@ -85,6 +98,10 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_sms_members_chat_key'))
 
     op.drop_table('sms_members')
+    with op.batch_alter_table('sms_held', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_sms_held_number_id'))
+
+    op.drop_table('sms_held')
     op.drop_table('sms_choices')
     op.drop_table('sms_numbers')
     op.drop_table('sms_codes')

@@ -197,3 +197,41 @@ async def test_erasing_a_number_leaves_nothing_of_it(
         names = uow.session.scalars(select(PlayerRow.name)).all()
         assert "Bob" not in names
         assert uow.sms.counts(f"sms:@{code}")[0] > 0  # the game's count stays
+
+
+async def test_a_digest_gathers_the_news_and_lets_choices_through(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    async with sms_bot(uow_factory, gateway) as bot:
+        phones = bot.phones
+        await phones.text(ALICE, "NAME Alice")
+        await phones.text(ALICE, "DIGEST 10")
+        assert "every 10 min" in phones.last(ALICE)
+        await phones.text(ALICE, "digest 1000")
+        assert "DIGEST 15" in phones.last(ALICE)  # the usage
+        await phones.text(ALICE, "NEW small metric")
+        code = re.search(r"code is ([A-Z0-9]{4})", "\n".join(phones.said(ALICE)))
+        assert code is not None
+        mark = len(phones.said(ALICE))
+        await phones.text(BOB, f"JOIN {code.group(1)}")
+        await phones.text(CAROL, f"JOIN {code.group(1)}")
+        assert len(phones.said(ALICE)) == mark, "the news wait for the digest"
+        assert any("joined" in t for t in phones.said(BOB)), "others get them at once"
+
+        await bot.wait(timedelta(minutes=9))
+        await bot.channel.flush_digests()
+        assert len(phones.said(ALICE)) == mark
+        await bot.wait(timedelta(minutes=1, seconds=30))
+        await bot.channel.flush_digests()
+        [digest] = phones.said(ALICE)[mark:]
+        assert "2 teams" in digest and "3 teams" in digest
+        assert digest.index("2 teams") < digest.index("3 teams")
+
+        # Something to choose goes at once, after what waited.
+        await phones.text(BOB, "leave")
+        held = len(phones.said(ALICE))
+        await phones.text(ALICE, "abort")  # asks first, with a button: at once
+        assert "1 " in phones.last(ALICE)
+        assert "left" in phones.said(ALICE)[held], "what waited came first"
+        await phones.text(ALICE, "digest off")
+        assert "one by one" in phones.last(ALICE)

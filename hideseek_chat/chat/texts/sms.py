@@ -36,6 +36,14 @@ plain_texts(
             "I can only take photos by MMS. Send anything else as text, like ANSWER yes."
         ),
         "sms.count": N_("Texts sent for this game: {texts} ({segments} SMS segments)."),
+        "sms.digest_on": N_(
+            "The game's news without a choice to make now come together every {minutes} min. "
+            "DIGEST OFF sends each at once again."
+        ),
+        "sms.digest_off": N_("The game's news come one by one again."),
+        "sms.digest_usage": N_(
+            "Text DIGEST and the minutes (5 to 120), like DIGEST 15, or DIGEST OFF."
+        ),
         "sms.invited": N_(
             "You are invited to a Hide+Seek game. Text JOIN {code} to play by text, or STOP "
             "if you do not want texts."

@@ -66,6 +66,7 @@ from hideseek_chat.store.models.play import (
 from hideseek_chat.store.models.sms import (
     SmsChoiceRow,
     SmsCodeRow,
+    SmsHeldRow,
     SmsMemberRow,
     SmsMessageRow,
     SmsNumberRow,
@@ -121,6 +122,7 @@ __all__ = [
     "SettingsRow",
     "SmsChoiceRow",
     "SmsCodeRow",
+    "SmsHeldRow",
     "SmsMemberRow",
     "SmsMessageRow",
     "SmsNumberRow",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, false
+from sqlalchemy import ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.store.models.base import Base
@@ -23,6 +23,9 @@ class SmsNumberRow(Base):
     opted_out: Mapped[bool] = mapped_column(default=False, server_default=false())
     #: the chat (an SMS game's ``sms:@CODE`` or a Telegram group) this number plays in now
     current_chat: Mapped[str | None] = mapped_column(String(64))
+    #: DIGEST: a game chat's announcements without choices are held and sent together
+    #: every this many minutes (None: each at once)
+    digest_minutes: Mapped[int | None]
     created_at: Mapped[datetime]
 
 
@@ -63,6 +66,20 @@ class SmsChoiceRow(Base):
     data: Mapped[str] = mapped_column(String(64))
     message_ref: Mapped[str] = mapped_column(String(64))
     made_at: Mapped[datetime]
+
+
+class SmsHeldRow(Base):
+    """An announcement held for a number's next digest."""
+
+    __tablename__ = "sms_held"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    number_id: Mapped[int] = mapped_column(
+        ForeignKey("sms_numbers.id", ondelete="CASCADE"), index=True
+    )
+    chat_key: Mapped[str | None] = mapped_column(String(64))
+    body: Mapped[str] = mapped_column(Text)
+    held_at: Mapped[datetime]
 
 
 class SmsMessageRow(Base):
