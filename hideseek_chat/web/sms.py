@@ -90,7 +90,8 @@ async def _signed_form(
     algorithm = get_signature_algorithm(request.headers.get(SIGNATURE_SETTINGS_HEADER, ""))
     if algorithm.upper() not in (HMAC_SHA1, HMAC_SHA256):
         return PlainTextResponse("forbidden", status_code=403)
-    if not validator.validate(url, form, signature, algorithm):
+    query = request.url.query  # the gateway signs the URL as it was given, query and all
+    if not validator.validate(f"{url}?{query}" if query else url, form, signature, algorithm):
         return PlainTextResponse("forbidden", status_code=403)
     return form
 

@@ -56,11 +56,22 @@ async def test_forged_missing_and_wrong_signatures_get_403_and_change_nothing(
         assert _rows(uow_factory) == (0, 0)
         assert gateway.sent == []
 
+        # A URL with a query is signed with its query.
+        queried = f"{url}?app=hideseek"
+        response = await client.post("/sms?app=hideseek", data=form, headers=signed(url, form))
+        assert response.status_code == 403
+        response = await client.post(
+            "/sms?app=hideseek", data=_form(sid="SMq"), headers=signed(queried, _form(sid="SMq"))
+        )
+        assert response.status_code == 200
+        await bot.phones.settle()  # type: ignore[misc]
+        assert _rows(uow_factory) == (1, 1)
+
         # The same form signed right is taken.
         response = await client.post("/sms", data=form, headers=signed(url, form))
         assert response.status_code == 200
         await bot.phones.settle()  # type: ignore[misc]
-        assert _rows(uow_factory) == (1, 1)
+        assert _rows(uow_factory) == (2, 1)
 
 
 async def test_huge_bodies_malformed_forms_and_media_are_refused(
