@@ -32,6 +32,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -67,6 +68,10 @@ TICK_BATCH = 20
 SENDERS = 4
 
 T = TypeVar("T")
+
+#: True while a channel performs the direct replies to a message (not the outbox's
+#: announcements): a channel sharing the loop (SMS in a Telegram group) leaves them out.
+REPLYING: ContextVar[bool] = ContextVar("replying", default=False)
 
 
 @dataclass(frozen=True)
@@ -184,7 +189,11 @@ class Driver:
         if isinstance(msg, ButtonIn) and not any(isinstance(r, AnswerButton) for r in replies):
             # Every press is answered, or the person's app shows a spinner for a while.
             replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
-        await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
+        replying = REPLYING.set(True)
+        try:
+            await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
+        finally:
+            REPLYING.reset(replying)
         seconds = time.perf_counter() - started
         metrics.update_handled(kind_of(msg), seconds)
         log.debug(

@@ -41,7 +41,7 @@ from hideseek_chat import metrics
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.chat.drive import Capabilities, Channel, Driver, background_pool
+from hideseek_chat.chat.drive import REPLYING, Capabilities, Channel, Driver, background_pool
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, Outbound, SendText
@@ -156,7 +156,10 @@ class TelegramChannel:
         there is room: status edits are coalesced, never queued behind each other."""
         assert self._bot is not None and self._driver is not None
         if self.also is not None:
-            theirs = [a for a in actions if not a.to.startswith("tg:") or _to_group(a)]
+            replies = REPLYING.get()  # a reply in a group is for its Telegram readers
+            theirs = [
+                a for a in actions if not a.to.startswith("tg:") or (_to_group(a) and not replies)
+            ]
             if theirs and not await self.also.perform(theirs, now):
                 return False
             actions = [a for a in actions if a.to.startswith("tg:")]

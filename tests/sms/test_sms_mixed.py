@@ -52,6 +52,13 @@ async def test_a_telegram_game_with_a_player_by_text(
         assert "Dave joined" in tg.texts(), "the Telegram players see the move"
         assert any("Dave joined" in t for t in gateway.to(DAVE))
 
+        # A reply to a Telegram player in the group (a refusal) costs Dave no text.
+        texts_before = len(gateway.to(DAVE))
+        mark = tg.mark()
+        await tg.send("Bob", "/begin")
+        assert "admin" in tg.texts(since=mark).lower()
+        assert len(gateway.to(DAVE)) == texts_before
+
         mark = tg.mark()
         await tg.send("Alice", "/begin")
         assert "The game is on!" in tg.texts(since=mark)
