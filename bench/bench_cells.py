@@ -36,11 +36,8 @@ def generated(half_width_deg: float, seed: int = 1) -> MapPack:
     dlat, dlon = half_width_deg, half_width_deg * 1.45
     boundary = shapely.segmentize(box(lon0 - dlon, lat0 - dlat, lon0 + dlon, lat0 + dlat), 0.05)
     features = tuple(
-        Feature(
-            "station",
-            f"Station {i}",
-            Point(rnd.uniform(lon0 - dlon, lon0 + dlon), rnd.uniform(lat0 - dlat, lat0 + dlat)),
-        )
+        Feature("station", f"Station {i}",
+                Point(rnd.uniform(lon0 - dlon, lon0 + dlon), rnd.uniform(lat0 - dlat, lat0 + dlat)))
         for i in range(COUNT)
     )
     return MapPack(name="generated", boundary=boundary, stations=(), features=features)
@@ -67,9 +64,8 @@ def report(label: str, samples_ms: list[float], floor: float) -> None:
     ordered = sorted(samples_ms)
     p50 = statistics.median(ordered)
     p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    print(
-        f"{label:<44} p50 {p50:8.2f} ms  p99 {p99:8.2f} ms  ({p50 * 1000 / floor:,.0f}x Geod.inv)"
-    )
+    print(f"{label:<44} p50 {p50:8.2f} ms  p99 {p99:8.2f} ms  "
+          f"({p50 * 1000 / floor:,.0f}x Geod.inv)")
 
 
 def one(label: str, ms: float, floor: float) -> None:
@@ -90,16 +86,10 @@ def bench_pack(title: str, pack: MapPack, floor: float) -> None:
     scratch = timed(lambda: [place_cell(fresh, "station", f) for f in forty])
     one("40 place_cells from scratch (build + 40)", scratch, floor)
     asked = rnd.sample(features, 200)
-    report(
-        "place_cell, new place",
-        [timed(lambda f=f: place_cell(index, "station", f)) for f in asked],
-        floor,
-    )
-    report(
-        "place_cell, cached",
-        [timed(lambda f=f: place_cell(index, "station", f)) for f in asked],
-        floor,
-    )
+    report("place_cell, new place", [timed(lambda f=f: place_cell(index, "station", f))
+                                     for f in asked], floor)
+    report("place_cell, cached", [timed(lambda f=f: place_cell(index, "station", f))
+                                  for f in asked], floor)
     samples = []
     for f in rnd.sample(features, 40):
         hits = index.within("station", f.geometry.y, f.geometry.x, 1e9)[:12]  # type: ignore[attr-defined]
@@ -115,21 +105,16 @@ def main() -> None:
     floor = floor_us()
     print(f"floor: one Geod.inv {floor:.2f} µs")
     bench_pack("country, 1000 km across (geodesic refinement)", generated(4.5), floor)
-    bench_pack(
-        "city, 40 km across (still refined: its projection moves bisectors 0.4 m)",
-        generated(0.18),
-        floor,
-    )
+    bench_pack("city, 40 km across (still refined: its projection moves bisectors 0.4 m)",
+               generated(0.18), floor)
     index = MapIndex(load_map_pack("stillwater"))
     names = sorted({f.name.casefold() for f in index.pack.features_of("road") if f.name.strip()})
     print("-- Stillwater streets")
     one("first street_cell (diagram build)", timed(lambda: street_cell(index, names[0])), floor)
-    report(
-        "street_cell, new street",
-        [timed(lambda n=n: street_cell(index, n)) for n in names[1:]],
-        floor,
-    )
-    report("street_cell, cached", [timed(lambda n=n: street_cell(index, n)) for n in names], floor)
+    report("street_cell, new street", [timed(lambda n=n: street_cell(index, n))
+                                       for n in names[1:]], floor)
+    report("street_cell, cached", [timed(lambda n=n: street_cell(index, n)) for n in names],
+           floor)
 
 
 if __name__ == "__main__":

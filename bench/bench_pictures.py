@@ -113,10 +113,8 @@ def main() -> None:
     pack = generated_pack()
     view = seeker_view(pack)
     pins = [("Ann", 48.1, 11.5), ("Bo", 48.0, 11.7), ("Cy", 48.2, 11.4)]
-    print(
-        f"pack: {len(pack.stations)} stations, {len(pack.features)} roads; "
-        f"{len(view.candidates)} candidates; {runs} runs"
-    )
+    print(f"pack: {len(pack.stations)} stations, {len(pack.features)} roads; "
+          f"{len(view.candidates)} candidates; {runs} runs")
     floor = statistics.median(_times(blank_png, 10))
     print(f"{'floor: blank 1024x1024 PNG':<36} p50 {floor:6.1f} ms")
     vector = timed(
@@ -129,9 +127,7 @@ def main() -> None:
         FakeTiles() as server,
         tempfile.TemporaryDirectory() as cache,
         TileClient(
-            server.template,
-            user_agent="hideseek_chat-bench",
-            cache_dir=Path(cache),
+            server.template, user_agent="hideseek_chat-bench", cache_dir=Path(cache),
             rate_per_s=1000.0,
         ) as tiles,
     ):

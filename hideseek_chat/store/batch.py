@@ -93,7 +93,9 @@ class StagedWrites:
                     params.update({f"v_{n}": values[n] for n in changed})
                     self._updates.setdefault((model, changed), []).append(params)
             for key in old.keys() - new.keys():
-                self._deletes.setdefault(model, []).append({f"k_{n}": old[key][n] for n in keys})
+                self._deletes.setdefault(model, []).append(
+                    {f"k_{n}": old[key][n] for n in keys}
+                )
 
     def write(self) -> None:
         """Run the gathered statements: deletes (children first), updates, inserts (parents

@@ -78,7 +78,9 @@ class Chats:
         row = None if chat_id is None else self.session.get(ChatPrefsRow, chat_id)
         if row is None:
             return ChatPrefs()
-        return ChatPrefs(row.language, row.units, row.map_name, row.auto_answer, row.auto_pictures)
+        return ChatPrefs(
+            row.language, row.units, row.map_name, row.auto_answer, row.auto_pictures
+        )
 
     def has_prefs(self, chat_key: str) -> bool:
         """Whether the chat has chosen anything yet (a new group has not)."""

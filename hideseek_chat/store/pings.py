@@ -82,7 +82,9 @@ _NEWER = exists().where(
     PingRow.player_id == bindparam("player_id"),
     PingRow.sent_at > bindparam("sent_at", type_=_PINGS.c.sent_at.type),
 )
-_VALUES = select(*(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS)).where(~_NEWER)
+_VALUES = select(*(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS)).where(
+    ~_NEWER
+)
 _VERSION = ["game_id", "player_id", "sent_at", "message_ref"]
 _INSERT = {
     dialect.__name__.rsplit(".", 1)[-1]: dialect.insert(_PINGS)

@@ -125,13 +125,8 @@ class Scheduler:
                         game_id, step.decisions, step.at, current.number if current else None
                     )
                     fired.append(
-                        Fired(
-                            game_id,
-                            step.deadline.id,
-                            step.deadline.kind,
-                            step.at,
-                            tuple(step.decisions),
-                        )
+                        Fired(game_id, step.deadline.id, step.deadline.kind, step.at,
+                              tuple(step.decisions))
                     )
             writes.write()
             uow.commit()
