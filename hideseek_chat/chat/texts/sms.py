@@ -23,7 +23,7 @@ plain_texts(
             "Hide+Seek by text. NEW small, medium or large: a new game. JOIN and a code: join "
             "one. STATUS: the game now. NAME and a name: how others see you. Reply with a "
             "number to choose. Commands work too, like ASK RADAR 1KM or 36.12,-97.06 for "
-            "where you are. STOP: no more texts."
+            "where you are. DIGEST 15: the news together every 15 min. STOP: no more texts."
         ),
         "sms.stale_choice": N_(
             "There is no choice {number} waiting for you. Reply with a number of the latest "
