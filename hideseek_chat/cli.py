@@ -7,8 +7,9 @@ import sys
 from collections.abc import Sequence
 
 from hideseek_chat import logs
+from hideseek_chat.cli_data import add_data_commands
 from hideseek_chat.cli_maps import MapCommandError, add_map_commands
-from hideseek_chat.config import Config, ConfigError
+from hideseek_chat.config import Config, ConfigError, load_env_file
 from hideseek_chat.rules.ruleset import (
     CardKind,
     Category,
@@ -239,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, help="deals the deck (default: the script's, or 1)")
     simulate.set_defaults(handler=_simulate)
     add_map_commands(commands)
+    add_data_commands(commands)
     return parser
 
 
@@ -246,6 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        load_env_file()
         config = Config.from_env()
         return int(args.handler(args, config))
     except (ConfigError, RulesetError) as err:

@@ -1,4 +1,9 @@
-"""One typed settings object, read once from the environment."""
+"""One typed settings object, read once from the environment.
+
+The environment may be completed by a ``.env`` file (``KEY=value`` lines; ``HIDESEEK_ENV_FILE``
+names another file): a variable set in the environment wins over the file. ``.env.example``
+at the top of the repository lists every variable read here.
+"""
 
 from __future__ import annotations
 
@@ -123,7 +128,8 @@ class Config:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
-        env = os.environ if env is None else env
+        """Read the settings from ``env``; by default the environment over the ``.env`` file."""
+        env = environment() if env is None else env
         speed_text = env.get("HIDESEEK_CLOCK_SPEED", "1")
         try:
             speed = float(speed_text)
@@ -203,6 +209,55 @@ class Config:
             tile_rate_per_s=tile_rate,
             sms=_sms_settings(env),
         )
+
+
+#: The file of settings read when the environment does not name another (HIDESEEK_ENV_FILE).
+ENV_FILE = ".env"
+_ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
+
+
+def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment over the settings of the ``.env`` file (when there is one)."""
+    environ = os.environ if environ is None else environ
+    named = environ.get("HIDESEEK_ENV_FILE", "").strip()
+    path = Path(named or ENV_FILE)
+    if not path.is_file():
+        if named:
+            raise ConfigError(f"HIDESEEK_ENV_FILE names {str(path)!r}, which is not a file.")
+        return dict(environ)
+    return {**read_env_file(path), **environ}
+
+
+def load_env_file() -> None:
+    """Put the ``.env`` file's settings into the process's environment where it has none, so
+    that what reads the environment outside ``Config`` (the log settings, the migrations'
+    location) sees them too. The command line calls it once, first."""
+    for name, value in environment().items():
+        os.environ.setdefault(name, value)
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """Parse a ``.env`` file: ``KEY=value`` lines, ``#`` comments, optional ``export`` and
+    quotes. Raise ``ConfigError`` naming the line (never its value: it may be a secret)."""
+    values: dict[str, str] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"cannot read {path}: {type(err).__name__}") from None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _ENV_LINE.fullmatch(line)
+        if match is None:
+            raise ConfigError(f"{path}, line {number}: expected NAME=value.")
+        name, value = match.groups()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:  # a comment after an unquoted value
+            value = value.split(" #", 1)[0].rstrip()
+        values[name] = value
+    return values
 
 
 def _tile_settings(env: Mapping[str, str]) -> tuple[str | None, float]:

@@ -46,9 +46,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "web": _BELOW_CHAT | {"chat"},
     "console": _BELOW_CHAT | {"chat"},
     "app": _BELOW_CHAT | {"chat", "config"} | _CHANNELS,
-    "cli": _BELOW_CHAT | {"chat", "config", "app", "cli_maps"} | _CHANNELS,
+    "cli": _BELOW_CHAT | {"chat", "config", "app", "cli_maps", "cli_data"} | _CHANNELS,
     # The ``map`` subcommands of the command line (build from an extract, import, export).
     "cli_maps": _BELOW_CHAT | {"chat", "config"},
+    "cli_data": frozenset({"store", "config"}),
     "__main__": frozenset({"cli"}),
 }
 

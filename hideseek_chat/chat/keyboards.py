@@ -79,6 +79,7 @@ class Verb(StrEnum):
     CHOOSE_GAME = "focus"  # (the id is the game the presser's private messages are about)
     SEEKMAP_STATIONS = "skst"  # page of the seekers' candidate stations (/stations)
     SEEKMAP_GEOJSON = "skgj"  # (send the seekers' map as a GeoJSON file)
+    FORGET_ME = "forget"  # (no game: 0) y (erase what the bot stores about the presser) / n
     # the botnet game: the id is the match's (for ACCEPT_CHALLENGE, the newest match id or 0)
     ACCEPT_CHALLENGE = "bnok"  # challenger ref (':' as '.'), @username it is for or ''
     CHOOSE_FIRST = "bnfirst"  # seat 0 / 1 who moves first, or r for a coin toss

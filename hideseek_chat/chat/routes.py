@@ -25,6 +25,7 @@ from hideseek_chat.chat.handlers import (
     invite,
     maps,
     pins,
+    privacy,
     questions,
     seekmap,
     setup,
@@ -188,6 +189,13 @@ COMMANDS: tuple[Command, ...] = (
         botnet.resign,
         Where.ANYWHERE,
         N_("botnet: give up the match"),
+        needs_game=False,
+    ),
+    Command(
+        "forgetme",
+        privacy.forgetme,
+        Where.PRIVATE,
+        N_("erase what I store about you (asks first)"),
         needs_game=False,
     ),
     Command("help", _help, Where.ANYWHERE, N_("how to play with this bot"), needs_game=False),
@@ -364,6 +372,9 @@ def _button(turn: Turn, msg: ButtonIn) -> list[Outbound]:
         toast = ""
     elif press.verb == Verb.CHOOSE_GAME:  # names the game to choose, not the one to act in
         replies = games.press_choose(turn, press)
+        toast = turn.say("chat.done")
+    elif press.verb == Verb.FORGET_ME:  # about the presser, not a game
+        replies = privacy.press_forget(turn, press)
         toast = turn.say("chat.done")
     else:
         if turn.is_private:  # the game the button names, when the presser plays in it

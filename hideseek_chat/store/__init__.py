@@ -23,7 +23,7 @@ from hideseek_chat.store.log import LoggedEvent, OutboxMessage
 from hideseek_chat.store.maps import FeatureData, MapPackData, StationData
 from hideseek_chat.store.outbox import deliver
 from hideseek_chat.store.pings import Ping, PingTarget
-from hideseek_chat.store.privacy import Erasure, delete_player_data, purge_pings
+from hideseek_chat.store.privacy import Erasure, delete_player_data, erase_person, purge_pings
 from hideseek_chat.store.repository import GameNotFound, LoadedGame
 from hideseek_chat.store.scheduler import Fired, Scheduler
 from hideseek_chat.store.uow import (
@@ -64,6 +64,7 @@ __all__ = [
     "database_url",
     "delete_player_data",
     "deliver",
+    "erase_person",
     "fire_due",
     "handle",
     "make_engine",

@@ -1,7 +1,10 @@
 """Schema migrations with Alembic, configured in code (the project has no alembic.ini).
 
 ``upgrade(url)`` brings a database to the newest revision (the bot calls it on start;
-``hideseek-chat db upgrade`` too); ``check(url)`` fails when the models and the migrations
+``hideseek-chat db upgrade`` too) under a lock, so several workers starting together migrate
+one after the other: a PostgreSQL advisory lock per schema, SQLite's write lock (the store's
+engine starts every transaction with ``BEGIN IMMEDIATE`` and Alembic runs the whole upgrade
+in one transaction); ``check(url)`` fails when the models and the migrations
 disagree (``alembic check``). The scripts live in the top-level ``migrations/`` folder of a
 checkout; an installed wheel carries them as data files in
 ``<prefix>/share/hideseek_chat/migrations``; ``HIDESEEK_MIGRATIONS`` overrides both.
@@ -11,12 +14,18 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import Connection, text
 
-from hideseek_chat.store.config import database_url
+from hideseek_chat.store.config import database_url, make_engine
+
+#: Names the advisory lock of one schema's migrations (hashed with the schema's name).
+LOCK_NAME = "hideseek_chat migrate "
 
 
 def script_location() -> Path:
@@ -44,8 +53,41 @@ def alembic_config(url: str | None = None) -> Config:
 
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
-    """Migrate the database at ``url`` (default: ``DATABASE_URL`` or the SQLite file)."""
-    command.upgrade(alembic_config(url), revision)
+    """Migrate the database at ``url`` (default: ``DATABASE_URL`` or the SQLite file).
+
+    Takes the migration lock first: a second process waits, then finds nothing to do.
+    """
+    url = url or database_url()
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection, migration_lock(connection):
+            config = alembic_config(url)
+            config.attributes["connection"] = connection
+            command.upgrade(config, revision)
+            if connection.in_transaction():  # Alembic joined a transaction it found
+                connection.commit()
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def migration_lock(connection: Connection) -> Iterator[None]:
+    """Hold PostgreSQL's advisory lock for this schema's migrations (SQLite: nothing to do,
+    its write lock serializes the upgrade's one transaction)."""
+    if connection.dialect.name != "postgresql":
+        yield
+        return
+    key = text("SELECT hashtext(:name || current_schema())").bindparams(name=LOCK_NAME)
+    lock_id = connection.execute(key).scalar_one()
+    connection.execute(text("SELECT pg_advisory_lock(:id)").bindparams(id=lock_id))
+    # A session lock outlives the transaction; Alembic then runs its own transaction.
+    connection.commit()
+    try:
+        yield
+    finally:
+        connection.rollback()  # a failed upgrade leaves the transaction aborted
+        connection.execute(text("SELECT pg_advisory_unlock(:id)").bindparams(id=lock_id))
+        connection.commit()
 
 
 def check(url: str | None = None) -> None:

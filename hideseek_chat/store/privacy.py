@@ -6,7 +6,9 @@ one person across every game: their pings go, their player rows are anonymized (
 their shape: questions and catches still point at a player, now nameless), and their ref and
 names are struck from the event log and the outbox. Their botnet seats are anonymized the same
 way (the matches and their steps stay and still replay; the seat's ref and name are gone).
-The game they chose for their private messages is forgotten.
+The game they chose for their private messages is forgotten, and so is what the bot knew of
+them outside games (their name, language, that they opened a private chat). ``erase_person``
+does the same inside a unit of work the caller commits (the chat's ``/forgetme``).
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from hideseek_chat.store.models import (
     EventRow,
     OutboxRow,
     PersonFocusRow,
+    PersonRow,
     PingRow,
     PlayerRow,
     TeamRow,
 )
 from hideseek_chat.store.serialize import dumps, loads
-from hideseek_chat.store.uow import UnitOfWorkFactory
+from hideseek_chat.store.uow import UnitOfWork, UnitOfWorkFactory
 
 #: What an erased player's name becomes; the chat layer renders it as "a former player".
 ERASED_NAME = ""
@@ -43,6 +46,7 @@ class Erasure:
     events: int
     messages: int
     botnet_seats: int = 0
+    people: int = 0  # what the bot knew of them outside games (0 or 1)
 
 
 def purge_pings(uow_factory: UnitOfWorkFactory, now: datetime, keep: timedelta) -> int:
@@ -68,50 +72,63 @@ def _strike(value: Any, secrets: frozenset[str]) -> Any:
 def delete_player_data(uow_factory: UnitOfWorkFactory, player_ref: str) -> Erasure:
     """Erase the person ``player_ref`` (e.g. ``tg:12345``) from every game, in one transaction."""
     with uow_factory() as uow:
-        session = uow.session
-        players = session.scalars(select(PlayerRow).where(PlayerRow.ref == player_ref)).all()
-        names = {p.name for p in players if p.name}
-        secrets = frozenset({player_ref, *names})
-        pings = 0
-        for player in players:
-            result = session.execute(
-                delete(PingRow).where(
-                    PingRow.game_id == player.game_id, PingRow.player_id == player.id
-                )
-            )
-            pings += int(result.rowcount)  # type: ignore[attr-defined]
-            player.ref = f"erased:{player.game_id}:{player.id}"
-            player.name = ERASED_NAME
-        games = {p.game_id for p in players}
-        if names:
-            # A team is named after its first player unless it was renamed.
-            teams = select(TeamRow).where(TeamRow.game_id.in_(games), TeamRow.name.in_(names))
-            for team in session.scalars(teams):
-                team.name = ERASED_NAME
-        patterns = [EventRow.actor_ref == player_ref]
-        patterns += [EventRow.payload.contains(s) for s in secrets]
-        events = 0
-        query = select(EventRow).where(EventRow.game_id.in_(games), or_(*patterns))
-        for row in session.scalars(query):
-            if row.actor_ref == player_ref:
-                row.actor_ref = None
-            row.payload = dumps(_strike(loads(row.payload), secrets))
-            events += 1
-        messages = 0
-        if names:
-            matches = or_(*(OutboxRow.params.contains(n) for n in names))
-            outbox = select(OutboxRow).where(OutboxRow.game_id.in_(games), matches)
-            for message in session.scalars(outbox):
-                message.params = dumps(_strike(loads(message.params), secrets))
-                messages += 1
-        seats = session.scalars(
-            select(BotnetSeatRow).where(BotnetSeatRow.person_ref == player_ref)
-        ).all()
-        for seat in seats:
-            # Unique per (match, seat), so it cannot collide with the other seat's ref.
-            seat.person_ref = f"erased:{seat.match_id}:{seat.seat}"
-            seat.name = ERASED_NAME
-        # Which of their games they meant in private: nothing of it is kept.
-        session.execute(delete(PersonFocusRow).where(PersonFocusRow.ref == player_ref))
+        erasure = erase_person(uow, player_ref)
         uow.commit()
-    return Erasure(len(players), pings, events, messages, botnet_seats=len(seats))
+    return erasure
+
+
+def erase_person(uow: UnitOfWork, player_ref: str) -> Erasure:
+    """Erase ``player_ref`` inside ``uow`` (see the module docstring); the caller commits."""
+    session = uow.session
+    players = session.scalars(select(PlayerRow).where(PlayerRow.ref == player_ref)).all()
+    names = {p.name for p in players if p.name}
+    secrets = frozenset({player_ref, *names})
+    pings = 0
+    for player in players:
+        result = session.execute(
+            delete(PingRow).where(PingRow.game_id == player.game_id, PingRow.player_id == player.id)
+        )
+        pings += int(result.rowcount)  # type: ignore[attr-defined]
+        player.ref = f"erased:{player.game_id}:{player.id}"
+        player.name = ERASED_NAME
+    games = {p.game_id for p in players}
+    if names:
+        # A team is named after its first player unless it was renamed.
+        teams = select(TeamRow).where(TeamRow.game_id.in_(games), TeamRow.name.in_(names))
+        for team in session.scalars(teams):
+            team.name = ERASED_NAME
+    patterns = [EventRow.actor_ref == player_ref]
+    patterns += [EventRow.payload.contains(s) for s in secrets]
+    events = 0
+    query = select(EventRow).where(EventRow.game_id.in_(games), or_(*patterns))
+    for row in session.scalars(query):
+        if row.actor_ref == player_ref:
+            row.actor_ref = None
+        row.payload = dumps(_strike(loads(row.payload), secrets))
+        events += 1
+    messages = 0
+    if names:
+        matches = or_(*(OutboxRow.params.contains(n) for n in names))
+        outbox = select(OutboxRow).where(OutboxRow.game_id.in_(games), matches)
+        for message in session.scalars(outbox):
+            message.params = dumps(_strike(loads(message.params), secrets))
+            messages += 1
+    seats = session.scalars(
+        select(BotnetSeatRow).where(BotnetSeatRow.person_ref == player_ref)
+    ).all()
+    for seat in seats:
+        # Unique per (match, seat), so it cannot collide with the other seat's ref.
+        seat.person_ref = f"erased:{seat.match_id}:{seat.seat}"
+        seat.name = ERASED_NAME
+    # Which of their games they meant in private: nothing of it is kept.
+    session.execute(delete(PersonFocusRow).where(PersonFocusRow.ref == player_ref))
+    people = session.execute(delete(PersonRow).where(PersonRow.ref == player_ref))
+    session.flush()
+    return Erasure(
+        len(players),
+        pings,
+        events,
+        messages,
+        botnet_seats=len(seats),
+        people=int(people.rowcount),  # type: ignore[attr-defined]
+    )

@@ -51,6 +51,9 @@ POLL_TIMEOUT = 30
 MAX_BACKOFF = 60.0
 #: How often stored updates nobody is applying are looked for (seconds).
 RESUME_EVERY = 30.0
+#: How long a stopping bot waits for the updates in hand (seconds); what is left is applied
+#: by the next start, as after a crash.
+STOP_PATIENCE = 20.0
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -103,7 +106,7 @@ class Poller:
         backoff = Backoff(self.stop)
         while not self.stop.is_set():
             try:
-                updates = await self._fetch()
+                updates = await self._fetch_unless_stopped()
                 if updates:
                     await self._store(updates)
             except InvalidToken:
@@ -116,6 +119,21 @@ class Poller:
                 await backoff.wait("storing updates", err)
                 continue
             backoff.reset()
+
+    async def _fetch_unless_stopped(self) -> list[dict[str, Any]]:
+        """``_fetch``, abandoned when ``stop`` is set: a long poll may wait 30 s, and what it
+        would return is not confirmed, so Telegram sends it again to the next start."""
+        fetching = asyncio.ensure_future(self._fetch())
+        stopping = asyncio.ensure_future(self.stop.wait())
+        try:
+            await asyncio.wait([fetching, stopping], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not fetching.done():
+                fetching.cancel()
+                with suppress(asyncio.CancelledError):
+                    await fetching
+        return fetching.result() if not fetching.cancelled() else []
 
     async def _fetch(self) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {
@@ -193,6 +211,7 @@ async def run(
         else:
             assert serve is not None
             await serve(application, channel, webhook, stop)
+        await _finish_in_hand(channel)
     finally:
         resumer.cancel()
         await application.stop()
@@ -212,6 +231,15 @@ async def call_until_stopped(
             raise
         except (NetworkError, TelegramError) as err:
             await backoff.wait(what, err)
+
+
+async def _finish_in_hand(channel: TelegramChannel) -> None:
+    """Let the lanes apply the updates they hold before the job queue stops (at most
+    ``STOP_PATIENCE``)."""
+    try:
+        await asyncio.wait_for(channel.lanes.join(), timeout=STOP_PATIENCE)
+    except TimeoutError:
+        log.warning("stopping with updates still in hand; the next start applies them")
 
 
 async def _keep_resuming(channel: TelegramChannel, bot: Bot, stop: asyncio.Event) -> None:

@@ -57,7 +57,7 @@ def test_stillwater_pack_contents() -> None:
 
 def test_shipped_pack_matches_a_rebuild_from_the_source() -> None:
     if not STILLWATER_SOURCE.is_dir():
-        pytest.skip("shared Stillwater source data not present")
+        pytest.skip(f"the Stillwater source data is not at {STILLWATER_SOURCE} (../shared is absent)")
     assert build_stillwater_pack(STILLWATER_SOURCE) == load_map_pack("stillwater")
     readme = Path(__file__).resolve().parents[2] / "hideseek_chat/geo/maps/stillwater/README.md"
     assert "OpenStreetMap contributors" in readme.read_text(encoding="utf-8")

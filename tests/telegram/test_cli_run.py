@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +233,11 @@ def test_run_without_telegram_retries_serves_health_and_stops_on_sigterm(
     log = tmp_path / "bot.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "hideseek_chat", "run"], env=env, stdout=out, stderr=out
+            [sys.executable, "-m", "hideseek_chat", "run"],
+            env=env,
+            cwd=tmp_path,  # no .env of the checkout
+            stdout=out,
+            stderr=out,
         )
     try:
 
@@ -248,13 +253,16 @@ def test_run_without_telegram_retries_serves_health_and_stops_on_sigterm(
         page = httpx.get(f"http://127.0.0.1:{web}/metrics", timeout=10).text
         assert "hideseek_updates_handled" in page
         process.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
         assert process.wait(timeout=PATIENCE) == 0
+        # Promptly: the backoff's wait ends on the signal, not when its delay is over.
+        assert time.monotonic() - stopped < 10
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
     text = log.read_text()
-    assert "Traceback" not in text
+    assert "Traceback" not in text and TOKEN not in text
     assert all("exc" not in e for e in failures())
     assert all(line.startswith("{") for line in text.splitlines()), text
     with pytest.raises(httpx.ConnectError):  # the web server stopped with it
