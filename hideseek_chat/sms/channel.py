@@ -57,7 +57,7 @@ from hideseek_chat.sms.segments import segment_count
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.inbox import Stored
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.store.sms import GROUP_PREFIX, Number
+from hideseek_chat.store.sms import GROUP_PREFIX, Number, number_id_of
 
 log = logging.getLogger(__name__)
 
@@ -274,14 +274,15 @@ class SmsChannel:
             await self.perform(own, now, opted_out_too=carrier)
         if msg is not None:
             try:
-                await self.on_message(msg)
+                await self.on_message(msg, number)
             except Exception as err:  # kept in the inbox as failed, with its form
                 log.error("an SMS failed in the conversation (%s)", type(err).__name__)
 
-    async def on_message(self, msg: Inbound) -> None:
-        """Handle ``msg`` and send the replies to its sender, then the game's news."""
+    async def on_message(self, msg: Inbound, number: str | None = None) -> None:
+        """Handle ``msg`` and send the replies to its sender (at ``number``, even when the
+        message erased it), then the game's news."""
         replies = await self._call(self.conversation.handle, msg, None)
-        await self.perform(replies, self.clock(), reply_to=msg.sender.ref)
+        await self.perform(replies, self.clock(), reply_to=msg.sender.ref, number=number)
         await self.driver.drain()
         self.driver.start_map_jobs()
 
@@ -399,8 +400,13 @@ class SmsChannel:
                     return settle()
                 uow.sms.play_in(known.id, joined, now)
                 return in_game(CommandIn, joined, name="join"), own
-            if keyword == Keyword.STATUS:
-                parsed = Parsed(Keyword.COMMAND, parsed.args, name="status")
+            if keyword == Keyword.FORGET and parsed.language not in (None, "en") and not (
+                uow.chats.language(ref)
+            ):  # asked in their words: answered in them
+                uow.chats.set_language(ref, name, parsed.language, now)
+            if keyword in (Keyword.STATUS, Keyword.FORGET):
+                name = "status" if keyword == Keyword.STATUS else "forgetme"
+                parsed = Parsed(Keyword.COMMAND, parsed.args, name=name)
                 keyword = parsed.keyword
             if keyword == Keyword.COMMAND:
                 where = _WHERE.get(parsed.name, Where.ANYWHERE)
@@ -449,19 +455,27 @@ class SmsChannel:
         reply_to: str | None = None,
         *,
         opted_out_too: bool = False,
+        number: str | None = None,
     ) -> bool:
         """Send ``actions`` as texts; ``reply_to``: a reply's texts to a game chat go to that
         person only. False when the gateway could not be reached for the first text (the
         driver tries again later); a later failure is logged and the rest goes on, so a
         game's announcement never reaches a member twice."""
         adapted = adapt(actions, self.capabilities)
-        return await self._call(self._deliver, adapted, now, reply_to, opted_out_too)
+        own = number_id_of(reply_to) if reply_to is not None else None
+        erased = None if own is None or number is None else Number(own, number, False, None)
+        return await self._call(self._deliver, adapted, now, reply_to, opted_out_too, erased)
 
     def _deliver(
-        self, actions: list[Outbound], now: datetime, reply_to: str | None, opted_out_too: bool
+        self,
+        actions: list[Outbound],
+        now: datetime,
+        reply_to: str | None,
+        opted_out_too: bool,
+        erased: Number | None = None,
     ) -> bool:
         """``perform`` in one worker thread: plan the texts, send them, count them."""
-        texts = self._plan(actions, now, reply_to, opted_out_too)
+        texts = self._plan(actions, now, reply_to, opted_out_too, erased)
         outcomes: list[tuple[Text, str | None, str]] = []
         try:
             for i, text in enumerate(texts):
@@ -500,10 +514,15 @@ class SmsChannel:
             self._count(outcomes, now)
 
     def _plan(
-        self, actions: list[Outbound], now: datetime, reply_to: str | None, opted_out_too: bool
+        self,
+        actions: list[Outbound],
+        now: datetime,
+        reply_to: str | None,
+        opted_out_too: bool,
+        erased: Number | None = None,
     ) -> list[Text]:
         with self.uow_factory() as uow:
-            planned = outgoing.plan(uow, actions, now, reply_to, opted_out_too)
+            planned = outgoing.plan(uow, actions, now, reply_to, opted_out_too, erased)
             uow.commit()
         return planned
 
@@ -512,5 +531,6 @@ class SmsChannel:
         with self.uow_factory() as uow:
             for text, sid, status in outcomes:
                 segments = segment_count(text.body)
-                uow.sms.sent(text.number_id, text.chat_key, segments, sid, status, now)
+                number_id = None if text.gone else text.number_id
+                uow.sms.sent(number_id, text.chat_key, segments, sid, status, now)
             uow.commit()

@@ -1,16 +1,14 @@
-"""Erasing an SMS player: their games' data as any player's (``store.privacy``), then their
-number, name, memberships and pending choices. The texts sent stay counted for their games,
+"""Erasing an SMS player by their phone number: the store's erasure of the person ``sms:<id>``
+(``store.privacy``: their games' data as any player's, their name, then their number,
+memberships, pending choices and stored texts). The texts sent stay counted for their games,
 no longer tied to anyone."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import delete
-
 from hideseek_chat.chat.parsing import phone_number
 from hideseek_chat.store import UnitOfWorkFactory
-from hideseek_chat.store.models import PersonRow
 from hideseek_chat.store.privacy import Erasure, delete_player_data
 
 
@@ -25,9 +23,4 @@ def erase_number(
         known = uow.sms.number(number, datetime.now(UTC), create=False)
     if known is None:
         return None
-    erased = delete_player_data(uow_factory, known.ref)
-    with uow_factory() as uow:
-        uow.sms.forget(known.id)
-        uow.session.execute(delete(PersonRow).where(PersonRow.ref == known.ref))
-        uow.commit()
-    return erased
+    return delete_player_data(uow_factory, known.ref)

@@ -1,5 +1,5 @@
-"""What a text message means: a keyword (NEW, JOIN, STATUS, STOP, START, HELP, DIGEST, in English,
-German or Spanish), any command of the routing table, or plain text.
+"""What a text message means: a keyword (NEW, JOIN, STATUS, STOP, START, HELP, DIGEST,
+FORGETME, in English, German or Spanish), any command of the routing table, or plain text.
 
 Case does not matter and a leading slash is optional: ``new small``, ``/NEU small``,
 ``ask radar 1km``. Commands are read from ``chat.routes.COMMANDS``, so a new command works
@@ -25,6 +25,7 @@ class Keyword(StrEnum):
     START = "start"
     HELP = "help"
     DIGEST = "digest"  # DIGEST 15 / DIGEST OFF: plain announcements together
+    FORGET = "forget"  # FORGETME: /forgetme, erase what is kept about the number (asks first)
     COMMAND = "command"  # any command of the routing table
     TEXT = "text"  # anything else: a pin typed as text, a word
 
@@ -42,6 +43,11 @@ WORDS: dict[Keyword, dict[str, tuple[str, ...]]] = {
     Keyword.START: {"en": ("start", "unstop"), "de": ("weiter",), "es": ("alta", "reanudar")},
     Keyword.HELP: {"en": ("help", "info"), "de": ("hilfe",), "es": ("ayuda",)},
     Keyword.DIGEST: {"en": ("digest",), "de": ("sammeln",), "es": ("resumen",)},
+    Keyword.FORGET: {
+        "en": ("forgetme",),
+        "de": ("vergissmich",),
+        "es": ("olvidame", "olvídame", "borrarme"),
+    },
 }
 _BY_WORD: dict[str, tuple[Keyword, str]] = {
     word: (keyword, language)

@@ -28,6 +28,7 @@ class Text:
     body: str
     chat_key: str | None  # the game chat it is counted for
     photo: str | None = None  # an image's URL, sent along as MMS
+    gone: bool = False  # to a number erased meanwhile (/forgetme's last word): counted bare
 
 
 @cache
@@ -49,9 +50,11 @@ def plan(
     now: datetime,
     reply_to: str | None = None,
     opted_out_too: bool = False,
+    erased: Number | None = None,
 ) -> list[Text]:
     """Each action as texts to numbers; the numbered choices stored, the news of a number
-    on a digest held (and what it held sent first when something can't wait)."""
+    on a digest held (and what it held sent first when something can't wait). ``erased``:
+    the number a reply goes to when the store no longer knows it (it was just erased)."""
     planned: list[Text] = []
     for action in actions:
         if isinstance(action, EditButtons):
@@ -75,9 +78,10 @@ def plan(
         offered = numbered_choices.numbered(action.buttons)
         message_ref = uuid.uuid4().hex[:16]
         to_game = number_id_of(action.to) is None
-        for member in recipients(uow, action.to, reply_to, opted_out_too):
+        for member in recipients(uow, action.to, reply_to, opted_out_too, erased):
             text = body
-            if offered:
+            gone = member is erased
+            if offered and not gone:
                 made = uow.sms.offer(
                     member.id, action.to, [(o.label, o.data) for o in offered], message_ref, now
                 )
@@ -92,7 +96,9 @@ def plan(
                 planned.extend(_digest(uow, member))
             for i, part in enumerate(split(prepare(text))):
                 with_photo = photo if i == 0 else None  # an MMS, then texts
-                planned.append(Text(member.id, member.number, part, chat_key, with_photo))
+                planned.append(
+                    Text(member.id, member.number, part, chat_key, with_photo, gone=gone)
+                )
     return planned
 
 
@@ -122,9 +128,14 @@ def note(uow: UnitOfWork, to: str) -> str:
 
 
 def recipients(
-    uow: UnitOfWork, to: str, reply_to: str | None, opted_out_too: bool = False
+    uow: UnitOfWork,
+    to: str,
+    reply_to: str | None,
+    opted_out_too: bool = False,
+    erased: Number | None = None,
 ) -> list[Number]:
-    """The numbers a text to ``to`` goes to (none opted out, unless ``opted_out_too``)."""
+    """The numbers a text to ``to`` goes to (none opted out, unless ``opted_out_too``);
+    ``erased`` stands for its own number once the store has forgotten it."""
     own = number_id_of(to)
     if own is None and reply_to is not None:
         own = number_id_of(reply_to)  # a reply in a game chat: its sender only
@@ -132,6 +143,8 @@ def recipients(
             return []
     if own is not None:
         number = uow.sms.by_id(own)
+        if number is None and erased is not None and erased.id == own:
+            return [erased]
         if number is None or (number.opted_out and not opted_out_too):
             return []
         return [number]

@@ -281,7 +281,7 @@ class SmsBook:
 
     def sent(
         self,
-        number_id: int,
+        number_id: int | None,
         chat_key: str | None,
         segments: int,
         sid: str | None,
