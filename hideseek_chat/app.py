@@ -170,6 +170,7 @@ def build_sms(
         clock.now,
         region=settings.region,
         driver_of=lambda: shared.driver(telegram.bot),
+        media_base=settings.public_url,
     )
     shared.also = sms
 
@@ -306,7 +307,11 @@ def web_routes(
     if app.sms is not None and app.config.sms is not None:
         settings = app.config.sms
         webhook_sms = SmsWebhook(settings.public_url, settings.auth_token)
-        routes.extend(sms_routes(webhook_sms, app.sms.receive_form, app.sms.record_status))
+        routes.extend(
+            sms_routes(
+                webhook_sms, app.sms.receive_form, app.sms.record_status, app.sms.media
+            )
+        )
     routes.extend(health_routes(app.engine))
     return routes
 

@@ -52,6 +52,7 @@ from hideseek_chat.sms import choices as numbered_choices
 from hideseek_chat.sms import outgoing
 from hideseek_chat.sms.gateway import GatewayError
 from hideseek_chat.sms.keywords import Keyword, Parsed, parse
+from hideseek_chat.sms.media import Media, MediaError, fetch
 from hideseek_chat.sms.outgoing import Text
 from hideseek_chat.sms.segments import segment_count
 from hideseek_chat.store import UnitOfWorkFactory
@@ -122,6 +123,11 @@ def _stored_sms(stored: Stored) -> SmsIn | None:
     return sms if f"sms:{sms.sid}" == stored.update_id else None
 
 
+def _is_carrier(body: str) -> bool:
+    """Whether ``body`` is STOP, START or HELP (answered even to an opted-out number)."""
+    return parse(body).keyword in (Keyword.STOP, Keyword.START, Keyword.HELP)
+
+
 def group_key(code: str) -> str:
     return GROUP_PREFIX + code
 
@@ -152,6 +158,11 @@ class SmsChannel:
     _in_lanes: set[str] = field(default_factory=set)
     #: texts the gateway refused for good or that failed, since start (the metrics' view)
     failed: int = 0
+    #: how a texted picture's URL is fetched (default: from the gateway, with its credentials)
+    media_fetcher: Callable[[str], Media] | None = None
+    #: the public base URL the web server is reached at: texted pictures are forwarded by
+    #: MMS from ``/sms/media/<token>`` under it (None: a short note instead)
+    media_base: str | None = None
 
     def attach(self, conversation: Conversation, **driver_options: Any) -> Driver:
         """Drive ``conversation`` through this channel alone (no Telegram beside it)."""
@@ -261,8 +272,11 @@ class SmsChannel:
         """Act on a stored text of ``number``."""
         now = self.clock()
         update_id = f"sms:{sms.sid}"
+        photo: str | None = None
+        if sms.photos and not _is_carrier(sms.body):
+            photo = await self._call(self._take_photo, sms.photos[0], now)
         try:
-            msg, own = await self._call(self._read, sms, number, update_id, now)
+            msg, own = await self._call(self._read, sms, number, update_id, now, photo)
         except Exception as err:  # its type only: a message could quote the text
             log.error("an SMS could not be read (%s)", type(err).__name__)
             await self._call(
@@ -270,8 +284,7 @@ class SmsChannel:
             )
             return
         if own:  # STOP's confirmation, START's and HELP's reach an opted-out number too
-            carrier = parse(sms.body).keyword in (Keyword.STOP, Keyword.START, Keyword.HELP)
-            await self.perform(own, now, opted_out_too=carrier)
+            await self.perform(own, now, opted_out_too=_is_carrier(sms.body))
         if msg is not None:
             try:
                 await self.on_message(msg, number)
@@ -286,11 +299,38 @@ class SmsChannel:
         await self.driver.drain()
         self.driver.start_map_jobs()
 
+    async def media(self, token: str) -> tuple[str, bytes] | None:
+        """A kept picture by its token (the ``/sms/media/<token>`` route)."""
+        return await self._call(self._media, token)
+
+    def _media(self, token: str) -> tuple[str, bytes] | None:
+        with self.uow_factory() as uow:
+            return uow.sms.media_by_token(token)
+
+    def _take_photo(self, url: str, now: datetime) -> str:
+        """Fetch and keep a texted picture: ``sms-media:<id>``, or why it failed
+        (``failed:<reason>``)."""
+        try:
+            if self.media_fetcher is not None:
+                got = self.media_fetcher(url)
+            else:
+                settings = getattr(self.gateway, "settings", None)
+                if settings is None:
+                    raise MediaError("refused")
+                got = fetch(url, settings.account_sid, settings.auth_token)
+        except MediaError as err:
+            log.warning("a texted photo was not taken (%s)", err.reason)
+            return f"failed:{err.reason}"
+        with self.uow_factory() as uow:
+            media_id, _ = uow.sms.add_media(got.content_type, got.data, now)
+            uow.commit()
+        return f"sms-media:{media_id}"
+
     def _read(
-        self, sms: SmsIn, number: str, update_id: str, now: datetime
+        self, sms: SmsIn, number: str, update_id: str, now: datetime, photo: str | None = None
     ) -> tuple[Inbound | None, list[Outbound]]:
         """The message for the conversation, if any, and the channel's own replies (those
-        settle the update here)."""
+        settle the update here); ``photo``: the texted picture as kept (``_take_photo``)."""
         parsed = parse(sms.body)
         with self.uow_factory() as uow:
             known = uow.sms.number(number, now)
@@ -355,9 +395,14 @@ class SmsChannel:
                 else:
                     reply("sms.digest_usage")
                 return settle()
-            if sms.photos:  # a photo (a photo question's answer): in private, like a pin
+            if photo is not None:  # a photo (a photo question's answer): in private, like a pin
+                if photo.startswith("failed:"):
+                    reason = photo.removeprefix("failed:")
+                    failed = {"too_large": "sms.photo_too_large", "not_an_image": "sms.no_media"}
+                    reply(failed.get(reason, "sms.photo_failed"))
+                    return settle()
                 caption = sms.body.strip()
-                return private(PhotoIn, file_ref=sms.photos[0], caption=caption), own
+                return private(PhotoIn, file_ref=photo, caption=caption), own
             if sms.media and not sms.body.strip():
                 reply("sms.no_media")
                 return settle()
@@ -522,7 +567,9 @@ class SmsChannel:
         erased: Number | None = None,
     ) -> list[Text]:
         with self.uow_factory() as uow:
-            planned = outgoing.plan(uow, actions, now, reply_to, opted_out_too, erased)
+            planned = outgoing.plan(
+                uow, actions, now, reply_to, opted_out_too, erased, self.media_base
+            )
             uow.commit()
         return planned
 

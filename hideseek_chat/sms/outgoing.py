@@ -51,10 +51,12 @@ def plan(
     reply_to: str | None = None,
     opted_out_too: bool = False,
     erased: Number | None = None,
+    media_base: str | None = None,
 ) -> list[Text]:
     """Each action as texts to numbers; the numbered choices stored, the news of a number
     on a digest held (and what it held sent first when something can't wait). ``erased``:
-    the number a reply goes to when the store no longer knows it (it was just erased)."""
+    the number a reply goes to when the store no longer knows it (it was just erased);
+    ``media_base``: the public URL a texted picture is served under, for MMS."""
     planned: list[Text] = []
     for action in actions:
         if isinstance(action, EditButtons):
@@ -72,7 +74,7 @@ def plan(
         body = action.text
         if action.pre:
             body = f"{body}\n{action.pre}"
-        photo = action.photo_ref if _is_url(action.photo_ref) else None
+        photo = mms_url(uow, action.photo_ref, media_base)
         if action.photo_ref is not None and photo is None:
             body = f"{body}\n{note(uow, action.to)}"
         offered = numbered_choices.numbered(action.buttons)
@@ -100,6 +102,18 @@ def plan(
                     Text(member.id, member.number, part, chat_key, with_photo, gone=gone)
                 )
     return planned
+
+
+def mms_url(uow: UnitOfWork, ref: str | None, media_base: str | None) -> str | None:
+    """The URL an MMS carries for the photo ``ref``: a texted picture kept by the channel
+    (``sms-media:<id>``) at ``media_base/sms/media/<token>``; None when it cannot."""
+    if ref is None or _is_url(ref):
+        return ref
+    kind, _, rest = ref.partition(":")
+    if kind != "sms-media" or not rest.isdigit() or media_base is None:
+        return None
+    kept = uow.sms.media(int(rest))
+    return None if kept is None else f"{media_base.rstrip('/')}/sms/media/{kept[2]}"
 
 
 def _digest(uow: UnitOfWork, number: Number) -> list[Text]:

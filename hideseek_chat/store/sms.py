@@ -15,6 +15,7 @@ from hideseek_chat.store.models import (
     SmsChoiceRow,
     SmsCodeRow,
     SmsHeldRow,
+    SmsMediaRow,
     SmsMemberRow,
     SmsMessageRow,
     SmsNumberRow,
@@ -171,6 +172,29 @@ class SmsBook:
         )
         result = self.session.execute(delete(SmsNumberRow).where(SmsNumberRow.id == number_id))
         return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    # ----- pictures (MMS) -----
+
+    def add_media(self, content_type: str, data: bytes, now: datetime) -> tuple[int, str]:
+        """Keep a picture a number sent; its id and its unguessable token."""
+        row = SmsMediaRow(
+            token=secrets.token_urlsafe(24), content_type=content_type, data=data, received_at=now
+        )
+        self.session.add(row)
+        self.session.flush()
+        return row.id, row.token
+
+    def media(self, media_id: int) -> tuple[str, bytes, str] | None:
+        """A kept picture's content type, bytes and token."""
+        row = self.session.get(SmsMediaRow, media_id)
+        return None if row is None else (row.content_type, row.data, row.token)
+
+    def media_by_token(self, token: str) -> tuple[str, bytes] | None:
+        """A kept picture's content type and bytes, by its token."""
+        row = self.session.scalars(
+            select(SmsMediaRow).where(SmsMediaRow.token == token)
+        ).one_or_none()
+        return None if row is None else (row.content_type, row.data)
 
     # ----- join codes -----
 

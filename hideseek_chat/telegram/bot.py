@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol, TypeAlias
 
@@ -174,7 +175,27 @@ class TelegramChannel:
             kept.append(action)
         if not kept:
             return True
+        if any(_texted_photo(a) is not None for a in kept):
+            loop = asyncio.get_running_loop()
+            kept = await loop.run_in_executor(self._threads, self._with_texted_photos, kept)
         return await perform(self._bot, self._driver.conversation, kept, now=now)
+
+    def _with_texted_photos(self, actions: list[Outbound]) -> list[Outbound]:
+        """A photo an SMS player texted (``sms-media:<id>``, kept by the SMS channel) as
+        the picture itself: Telegram cannot fetch the gateway's URL, which wants its
+        credentials."""
+        assert self._driver is not None
+        shown: list[Outbound] = []
+        with self._driver.conversation.uow_factory() as uow:
+            for action in actions:
+                media_id = _texted_photo(action)
+                if media_id is not None:
+                    assert isinstance(action, SendText)
+                    kept = uow.sms.media(media_id)
+                    image = None if kept is None else kept[1]
+                    action = replace(action, photo_ref=None, image=image)
+                shown.append(action)
+        return shown
 
     async def flush_statuses(self, now: datetime) -> None:
         """Send the held statuses of the groups whose window has room again."""
@@ -337,6 +358,14 @@ class TelegramChannel:
         await self.settle()
         self._threads.shutdown(wait=True)
         self._behind.shutdown(wait=True)
+
+
+def _texted_photo(action: Outbound) -> int | None:
+    """The id of the SMS player's photo ``action`` shows, if it shows one."""
+    if not isinstance(action, SendText) or action.photo_ref is None:
+        return None
+    kind, _, rest = action.photo_ref.partition(":")
+    return int(rest) if kind == "sms-media" and rest.isdigit() else None
 
 
 def _is_status(action: Outbound) -> bool:

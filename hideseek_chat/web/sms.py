@@ -46,6 +46,10 @@ ReceiveSms = Callable[[str, str, str, tuple[str, ...], int], Awaitable[object]]
 #: The longest media URL taken.
 MAX_URL = 500
 RecordStatus = Callable[[str, str], Awaitable[object]]
+#: ``media(token)``: a texted picture's content type and bytes, None when unknown
+Media = Callable[[str], Awaitable[tuple[str, bytes] | None]]
+#: What a media token looks like (``secrets.token_urlsafe(24)``).
+MEDIA_TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 
 @dataclass(frozen=True)
@@ -117,9 +121,13 @@ def _photos(form: dict[str, str], count: int) -> tuple[str, ...] | None:
 
 
 def sms_routes(
-    webhook: SmsWebhook, receive: ReceiveSms, record_status: RecordStatus
+    webhook: SmsWebhook,
+    receive: ReceiveSms,
+    record_status: RecordStatus,
+    media: Media | None = None,
 ) -> list[Route]:
-    """The inbound text route and the delivery status route."""
+    """The inbound text route and the delivery status route; with ``media``, the texted
+    pictures at ``/sms/media/<token>`` (the gateway fetches them to forward an MMS)."""
     validator = RequestValidator(webhook.auth_token)
     inbound_url = webhook.url(webhook.path)
     status_url = webhook.url(webhook.status_path)
@@ -149,7 +157,18 @@ def sms_routes(
         await record_status(sid, state)
         return Response(status_code=204)
 
-    return [
+    async def picture(request: Request) -> Response:
+        token = request.path_params["token"]
+        found = await media(token) if media is not None and MEDIA_TOKEN.match(token) else None
+        if found is None:
+            return PlainTextResponse("not found", status_code=404)
+        kind, data = found
+        return Response(data, media_type=kind, headers={"Cache-Control": "private, max-age=3600"})
+
+    routes = [
         Route("/" + webhook.path.lstrip("/"), inbound, methods=["POST"]),
         Route("/" + webhook.status_path.lstrip("/"), status, methods=["POST"]),
     ]
+    if media is not None:
+        routes.append(Route("/sms/media/{token}", picture, methods=["GET"]))
+    return routes

@@ -86,10 +86,20 @@ def upgrade() -> None:
     with op.batch_alter_table('sms_messages', schema=None) as batch_op:
         batch_op.create_index('ix_sms_messages_chat_key', ['chat_key'], unique=False)
 
+    op.create_table('sms_media',
+    sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
+    sa.Column('token', sa.String(length=64), nullable=False),
+    sa.Column('content_type', sa.String(length=64), nullable=False),
+    sa.Column('data', sa.LargeBinary(), nullable=False),
+    sa.Column('received_at', sa.DateTime(timezone=True), nullable=False),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_sms_media')),
+    sa.UniqueConstraint('token', name=op.f('uq_sms_media_token'))
+    )
 
 
 def downgrade() -> None:
     """Downgrade schema."""
+    op.drop_table('sms_media')
     with op.batch_alter_table('sms_messages', schema=None) as batch_op:
         batch_op.drop_index('ix_sms_messages_chat_key')
 

@@ -65,10 +65,12 @@ async def sms_bot(
     settings = GatewaySettings(
         ACCOUNT, TOKEN, BOT_NUMBER, status_url=f"{public}/sms/status", base_url=gateway.url
     )
-    channel = SmsChannel(uow_factory, Gateway(settings), clock.now)
+    channel = SmsChannel(uow_factory, Gateway(settings), clock.now, media_base=public)
     threads = ThreadPoolExecutor(2, thread_name_prefix="test-store")
     driver = channel.attach(Conversation(uow_factory, seeds=lambda: seed), threads=threads)
-    routes = sms_routes(SmsWebhook(public, TOKEN), channel.receive_form, channel.record_status)
+    routes = sms_routes(
+        SmsWebhook(public, TOKEN), channel.receive_form, channel.record_status, channel.media
+    )
 
     async def settle() -> None:
         await channel.lanes.join()

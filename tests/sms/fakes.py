@@ -4,6 +4,7 @@ through the real web server with signed webhook posts."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import socket
 import threading
@@ -23,6 +24,10 @@ from hideseek_chat.web.server import make_app, make_server
 ACCOUNT = "AC" + "0" * 32
 TOKEN = "secret-auth-token"
 BOT_NUMBER = "+41790000000"
+#: A picture the fake gateway serves at ``/media/photo.jpg`` (a JPEG's first bytes).
+PHOTO = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 4
+#: The gateway's basic auth, as its media URLs want it.
+MEDIA_AUTH = "Basic " + base64.b64encode(f"{ACCOUNT}:{TOKEN}".encode()).decode()
 
 
 @dataclass
@@ -47,12 +52,57 @@ class FakeGateway:
     auth_seen: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
     url: str = ""
+    #: media fetched (the paths), with or without the right credentials
+    fetched: list[str] = field(default_factory=list)
+    #: holds back ``/media/stall``'s body until the gateway stops
+    release: threading.Event = field(default_factory=threading.Event)
     _server: ThreadingHTTPServer | None = None
 
     def start(self) -> None:
         gateway = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                """``/media/<name>``: a picture behind basic auth (401 without); names
+                ``photo.jpg``, ``page.html`` (not an image), ``declared-huge`` (a huge
+                Content-Length), ``streamed-huge`` (6 MB without one), ``stall`` (headers,
+                then nothing)."""
+                gateway.fetched.append(self.path)
+                if self.headers.get("authorization") != MEDIA_AUTH:
+                    self._raw(401, "text/plain", b"unauthorized")
+                    return
+                name = self.path.removeprefix("/media/")
+                try:
+                    if name == "photo.jpg":
+                        self._raw(200, "image/jpeg", PHOTO)
+                    elif name == "page.html":
+                        self._raw(200, "text/html", b"<html></html>")
+                    elif name == "declared-huge":
+                        self._raw(200, "image/jpeg", b"", length=10**9)
+                    elif name == "streamed-huge":
+                        self.send_response(200)
+                        self.send_header("content-type", "image/png")
+                        self.end_headers()
+                        for _ in range(6 * 16):
+                            self.wfile.write(b"\0" * 65536)
+                    elif name == "stall":
+                        self.send_response(200)
+                        self.send_header("content-type", "image/png")
+                        self.end_headers()
+                        self.wfile.flush()
+                        gateway.release.wait(10)
+                    else:
+                        self._raw(404, "text/plain", b"not found")
+                except OSError:
+                    pass  # the client gave up: as it should
+
+            def _raw(self, status: int, kind: str, data: bytes, length: int | None = None) -> None:
+                self.send_response(status)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(data) if length is None else length))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
@@ -93,6 +143,7 @@ class FakeGateway:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
+        self.release.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

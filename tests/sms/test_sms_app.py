@@ -21,7 +21,7 @@ async def test_the_sms_routes_are_served_when_the_gateway_is_configured(tmp_path
         assert app.sms is not None
         assert channel_of(app.telegram).also is app.sms
         paths = [getattr(r, "path", None) for r in app_module.web_routes(app)]
-        assert paths == ["/sms", "/sms/status", "/healthz", "/readyz", "/metrics"]
+        assert paths == ["/sms", "/sms/status", "/sms/media/{token}", "/healthz", "/readyz", "/metrics"]
         gateway = app.sms.gateway
         assert isinstance(gateway, Gateway)
         assert gateway.settings.status_url == "https://bot.example.org/sms/status"

@@ -13,7 +13,7 @@ from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import InboxRow, SmsMessageRow
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, STATION
 from tests.sms.conftest import SmsBot, sms_bot
-from tests.sms.fakes import ACCOUNT, FakeGateway
+from tests.sms.fakes import PHOTO, FakeGateway
 
 ALICE, BOB, CAROL = "+41791234561", "+41791234562", "+41791234563"
 #: The secrets: the station, the hider's coordinates, the hider's number.
@@ -76,12 +76,18 @@ async def test_a_whole_game_by_text_only(
         # A photo question answered by MMS: the seekers get the photo forwarded, with its
         # caption; the hider keeps a card.
         await phones.text(BOB, "ask photo tree")
-        photo = f"https://api.twilio.com/2010-04-01/Accounts/{ACCOUNT}/Messages/MM1/Media/ME1"
+        photo = f"{gateway.url}/media/photo.jpg"  # behind the gateway's credentials
         await phones.text(
             ALICE, "The oak", NumMedia="1", MediaUrl0=photo, MediaContentType0="image/jpeg"
         )
-        relayed = [s for s in gateway.sent if s.to == CAROL and s.media == photo]
+        relayed = [s for s in gateway.sent if s.to == CAROL and s.media is not None]
         assert len(relayed) == 1 and "The oak" in relayed[0].body
+        # Forwarded from the bot's own server (the gateway's URL wants its credentials).
+        media = relayed[0].media
+        assert media is not None and media.startswith(f"{bot.public_url}/sms/media/")
+        served = await phones.client.get(media.removeprefix(bot.public_url))
+        assert served.status_code == 200 and served.content == PHOTO
+        assert served.headers["content-type"] == "image/jpeg"
         await phones.text(ALICE, "1")
 
         # A number with no choice behind it is refused, and changes nothing.

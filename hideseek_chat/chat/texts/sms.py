@@ -35,6 +35,12 @@ plain_texts(
         "sms.no_media": N_(
             "I can only take photos by MMS. Send anything else as text, like ANSWER yes."
         ),
+        "sms.photo_too_large": N_(
+            "Your photo is too large (at most 5 MB). Please send a smaller one."
+        ),
+        "sms.photo_failed": N_(
+            "I could not fetch your photo from the phone network. Please send it again."
+        ),
         "sms.count": N_("Texts sent for this game: {texts} ({segments} SMS segments)."),
         "sms.digest_on": N_(
             "The game's news without a choice to make now come together every {minutes} min. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, Text, false
+from sqlalchemy import ForeignKey, Index, LargeBinary, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from hideseek_chat.store.models.base import Base
@@ -97,3 +97,17 @@ class SmsMessageRow(Base):
     status: Mapped[str] = mapped_column(String(24))
     sent_at: Mapped[datetime]
     status_at: Mapped[datetime | None]
+
+
+class SmsMediaRow(Base):
+    """A picture an SMS player sent (MMS), fetched from the gateway: shown to Telegram
+    players as a photo (``sms-media:<id>``) and forwarded by MMS through ``/sms/media/<token>``
+    (the token is unguessable; the id is not)."""
+
+    __tablename__ = "sms_media"
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    content_type: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime]
