@@ -72,6 +72,10 @@ T = TypeVar("T")
 #: True while a channel performs the direct replies to a message (not the outbox's
 #: announcements): a channel sharing the loop (SMS in a Telegram group) leaves them out.
 REPLYING: ContextVar[bool] = ContextVar("replying", default=False)
+#: The outbox entry a channel is performing (None: not one, or a courtesy action): a
+#: channel that sends to several recipients records who got it, so a retry after a later
+#: failure (another channel's) does not send it to them again.
+DELIVERY: ContextVar[int | None] = ContextVar("delivery", default=None)
 
 
 @dataclass(frozen=True)
@@ -376,7 +380,12 @@ class Driver:
                     return True
                 for delivery in deliveries:
                     actions = adapt(delivery.actions, self.channel.capabilities)
-                    if not await self.channel.perform(actions, now):
+                    performing = DELIVERY.set(delivery.id or None)
+                    try:
+                        performed = await self.channel.perform(actions, now)
+                    finally:
+                        DELIVERY.reset(performing)
+                    if not performed:
                         return False
                     await self._outbox_call(conversation.delivered, delivery.id, self.clock())
                 if not await self._outbox_call(

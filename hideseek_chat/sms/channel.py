@@ -30,7 +30,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.chat.drive import Capabilities, Driver, adapt
+from hideseek_chat.chat.drive import DELIVERY, Capabilities, Driver, adapt
 from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import (
@@ -509,7 +509,10 @@ class SmsChannel:
         adapted = adapt(actions, self.capabilities)
         own = number_id_of(reply_to) if reply_to is not None else None
         erased = None if own is None or number is None else Number(own, number, False, None)
-        return await self._call(self._deliver, adapted, now, reply_to, opted_out_too, erased)
+        delivery = DELIVERY.get()
+        return await self._call(
+            self._deliver, adapted, now, reply_to, opted_out_too, erased, delivery
+        )
 
     def _deliver(
         self,
@@ -518,9 +521,10 @@ class SmsChannel:
         reply_to: str | None,
         opted_out_too: bool,
         erased: Number | None = None,
+        delivery: int | None = None,
     ) -> bool:
         """``perform`` in one worker thread: plan the texts, send them, count them."""
-        texts = self._plan(actions, now, reply_to, opted_out_too, erased)
+        texts = self._plan(actions, now, reply_to, opted_out_too, erased, delivery)
         outcomes: list[tuple[Text, str | None, str]] = []
         try:
             for i, text in enumerate(texts):
@@ -565,10 +569,11 @@ class SmsChannel:
         reply_to: str | None,
         opted_out_too: bool,
         erased: Number | None = None,
+        delivery: int | None = None,
     ) -> list[Text]:
         with self.uow_factory() as uow:
             planned = outgoing.plan(
-                uow, actions, now, reply_to, opted_out_too, erased, self.media_base
+                uow, actions, now, reply_to, opted_out_too, erased, self.media_base, delivery
             )
             uow.commit()
         return planned
@@ -579,5 +584,7 @@ class SmsChannel:
             for text, sid, status in outcomes:
                 segments = segment_count(text.body)
                 number_id = None if text.gone else text.number_id
-                uow.sms.sent(number_id, text.chat_key, segments, sid, status, now)
+                uow.sms.sent(
+                    number_id, text.chat_key, segments, sid, status, now, text.delivery
+                )
             uow.commit()

@@ -29,6 +29,7 @@ class Text:
     chat_key: str | None  # the game chat it is counted for
     photo: str | None = None  # an image's URL, sent along as MMS
     gone: bool = False  # to a number erased meanwhile (/forgetme's last word): counted bare
+    delivery: int | None = None  # the outbox entry it is sent for
 
 
 @cache
@@ -52,12 +53,15 @@ def plan(
     opted_out_too: bool = False,
     erased: Number | None = None,
     media_base: str | None = None,
+    delivery: int | None = None,
 ) -> list[Text]:
     """Each action as texts to numbers; the numbered choices stored, the news of a number
     on a digest held (and what it held sent first when something can't wait). ``erased``:
     the number a reply goes to when the store no longer knows it (it was just erased);
-    ``media_base``: the public URL a texted picture is served under, for MMS."""
+    ``media_base``: the public URL a texted picture is served under, for MMS; ``delivery``:
+    the outbox entry, whose numbers texted before (a retry) get nothing again."""
     planned: list[Text] = []
+    texted = uow.sms.texted(delivery) if delivery is not None else set()
     for action in actions:
         if isinstance(action, EditButtons):
             for member in recipients(uow, action.to, None, True):
@@ -81,6 +85,8 @@ def plan(
         message_ref = uuid.uuid4().hex[:16]
         to_game = number_id_of(action.to) is None
         for member in recipients(uow, action.to, reply_to, opted_out_too, erased):
+            if member.id in texted:
+                continue  # a retry of the entry: this number has it already
             text = body
             gone = member is erased
             if offered and not gone:
@@ -99,7 +105,15 @@ def plan(
             for i, part in enumerate(split(prepare(text))):
                 with_photo = photo if i == 0 else None  # an MMS, then texts
                 planned.append(
-                    Text(member.id, member.number, part, chat_key, with_photo, gone=gone)
+                    Text(
+                        member.id,
+                        member.number,
+                        part,
+                        chat_key,
+                        with_photo,
+                        gone=gone,
+                        delivery=delivery,
+                    )
                 )
     return planned
 

@@ -311,8 +311,10 @@ class SmsBook:
         sid: str | None,
         status: str,
         now: datetime,
+        delivery_id: int | None = None,
     ) -> None:
-        """Count a text sent to the number for ``chat_key``'s game."""
+        """Count a text sent to the number for ``chat_key``'s game (for the outbox entry
+        ``delivery_id``, if any)."""
         self.session.add(
             SmsMessageRow(
                 sid=sid,
@@ -321,6 +323,7 @@ class SmsBook:
                 segments=segments,
                 status=status,
                 sent_at=now,
+                delivery_id=delivery_id,
             )
         )
         self.session.flush()
@@ -339,6 +342,13 @@ class SmsBook:
         row.status_at = now
         self.session.flush()
         return True
+
+    def texted(self, delivery_id: int) -> set[int]:
+        """The numbers the outbox entry ``delivery_id`` was texted to already."""
+        rows = self.session.scalars(
+            select(SmsMessageRow.number_id).where(SmsMessageRow.delivery_id == delivery_id)
+        )
+        return {number_id for number_id in rows if number_id is not None}
 
     def counts(self, chat_key: str) -> tuple[int, int]:
         """Texts and segments sent for ``chat_key``'s games."""

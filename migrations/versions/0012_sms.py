@@ -79,12 +79,14 @@ def upgrade() -> None:
     sa.Column('status', sa.String(length=24), nullable=False),
     sa.Column('sent_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('status_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('delivery_id', sa.Integer(), nullable=True),
     sa.ForeignKeyConstraint(['number_id'], ['sms_numbers.id'], name=op.f('fk_sms_messages_number_id_sms_numbers'), ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_sms_messages')),
     sa.UniqueConstraint('sid', name=op.f('uq_sms_messages_sid'))
     )
     with op.batch_alter_table('sms_messages', schema=None) as batch_op:
         batch_op.create_index('ix_sms_messages_chat_key', ['chat_key'], unique=False)
+        batch_op.create_index('ix_sms_messages_delivery_id', ['delivery_id'], unique=False)
 
     op.create_table('sms_media',
     sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
@@ -101,6 +103,7 @@ def downgrade() -> None:
     """Downgrade schema."""
     op.drop_table('sms_media')
     with op.batch_alter_table('sms_messages', schema=None) as batch_op:
+        batch_op.drop_index('ix_sms_messages_delivery_id')
         batch_op.drop_index('ix_sms_messages_chat_key')
 
     op.drop_table('sms_messages')

@@ -4,7 +4,11 @@ SMS player gets the group's announcements by text. One drive loop, one outbox.""
 
 from __future__ import annotations
 
+import logging
 import re
+from datetime import timedelta
+
+from sqlalchemy import select
 
 from hideseek_chat.sms.channel import SmsChannel
 from hideseek_chat.sms.gateway import Gateway, GatewaySettings
@@ -12,6 +16,7 @@ from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.telegram.bot import channel_of
 from tests.sms.fakes import ACCOUNT, BOT_NUMBER, TOKEN, FakeGateway
 from tests.telegram.e2e import telegram
+from tests.telegram.factories import GROUP
 
 DAVE = "+41791234564"
 
@@ -88,3 +93,42 @@ async def test_a_telegram_game_with_a_player_by_text(
         await shared.lanes.join()
         await sms.lanes.join()
         assert gateway.to(DAVE)[-1] == "Others now see you as David."
+
+
+async def test_a_retry_after_telegram_failed_does_not_text_again(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    """An announcement texted to the SMS player, then refused by Telegram for a while
+    (502): the outbox tries it again, and the SMS player is not texted a second time."""
+    from hideseek_chat.store.models import SmsMessageRow
+
+    async with telegram(uow_factory) as tg:
+        shared = channel_of(tg.app)
+        settings = GatewaySettings(ACCOUNT, TOKEN, BOT_NUMBER, base_url=gateway.url)
+        sms = SmsChannel(
+            uow_factory, Gateway(settings), tg.clock.now, driver_of=lambda: shared.driver(tg.bot)
+        )
+        shared.also = sms
+        await tg.new_game()
+        await tg.send("Alice", "/invite +41 79 123 45 64")
+        found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
+        assert found is not None
+        await sms.receive_form("SMretry0001", DAVE, f"join {found.group(1)}")
+        await sms.lanes.join()
+        await shared.settle()
+
+        for _ in range(3):  # the group's messages fail while Telegram is away
+            tg.api.fail("sendMessage", 502, "Bad Gateway", chat_id=GROUP)
+        mark = tg.mark()
+        tg.problems.setLevel(logging.ERROR)  # the failures are warnings, as they should be
+        await tg.send("Alice", "/begin")
+        await tg.wait(timedelta(minutes=3))
+        tg.problems.setLevel(logging.WARNING)
+        assert "The game is on!" in tg.texts(since=mark), "Telegram got it on a retry"
+        on = [t for t in gateway.to(DAVE) if "The game is on!" in t]
+        assert len(on) == 1, "texted once, not once per try"
+        with uow_factory() as uow:
+            rows = uow.session.scalars(
+                select(SmsMessageRow).where(SmsMessageRow.delivery_id.is_not(None))
+            ).all()
+            assert rows, "the texts of announcements name their outbox entry"

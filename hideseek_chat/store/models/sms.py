@@ -86,7 +86,10 @@ class SmsMessageRow(Base):
     """A text sent (``chat_key``: the game chat it is counted for) and its delivery."""
 
     __tablename__ = "sms_messages"
-    __table_args__ = (Index("ix_sms_messages_chat_key", "chat_key"),)
+    __table_args__ = (
+        Index("ix_sms_messages_chat_key", "chat_key"),
+        Index("ix_sms_messages_delivery_id", "delivery_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     sid: Mapped[str | None] = mapped_column(String(64), unique=True)
@@ -97,6 +100,9 @@ class SmsMessageRow(Base):
     status: Mapped[str] = mapped_column(String(24))
     sent_at: Mapped[datetime]
     status_at: Mapped[datetime | None]
+    #: the outbox entry it was sent for (None: a reply, a digest): a retry of the entry
+    #: does not text this number again
+    delivery_id: Mapped[int | None]
 
 
 class SmsMediaRow(Base):
