@@ -81,6 +81,7 @@ async def test_the_command_menus_are_set_on_startup_one_per_kind_of_chat(
             "language",
             "move",
             "resign",
+            "forgetme",
             "help",
         ],
     }
