@@ -274,7 +274,7 @@ class SmsChannel:
         update_id = f"sms:{sms.sid}"
         photo: str | None = None
         if sms.photos and not _is_carrier(sms.body):
-            photo = await self._call(self._take_photo, sms.photos[0], now)
+            photo = await self._call(self._take_photo, sms.photos[0], number, now)
         try:
             msg, own = await self._call(self._read, sms, number, update_id, now, photo)
         except Exception as err:  # its type only: a message could quote the text
@@ -307,7 +307,7 @@ class SmsChannel:
         with self.uow_factory() as uow:
             return uow.sms.media_by_token(token)
 
-    def _take_photo(self, url: str, now: datetime) -> str:
+    def _take_photo(self, url: str, number: str, now: datetime) -> str:
         """Fetch and keep a texted picture: ``sms-media:<id>``, or why it failed
         (``failed:<reason>``)."""
         try:
@@ -322,7 +322,9 @@ class SmsChannel:
             log.warning("a texted photo was not taken (%s)", err.reason)
             return f"failed:{err.reason}"
         with self.uow_factory() as uow:
-            media_id, _ = uow.sms.add_media(got.content_type, got.data, now)
+            sender = uow.sms.number(number, now)
+            assert sender is not None
+            media_id, _ = uow.sms.add_media(got.content_type, got.data, now, sender.id)
             uow.commit()
         return f"sms-media:{media_id}"
 

@@ -163,9 +163,10 @@ class SmsBook:
         return [_number(row) for row in rows]
 
     def forget(self, number_id: int) -> bool:
-        """Erase the number and everything kept about it (its memberships and choices;
-        the texts sent stay counted for their games, no longer tied to it)."""
-        for table in (SmsMemberRow, SmsChoiceRow, SmsHeldRow):
+        """Erase the number and everything kept about it (its memberships, choices, held
+        news and the pictures it sent; the texts sent stay counted for their games, no
+        longer tied to it)."""
+        for table in (SmsMemberRow, SmsChoiceRow, SmsHeldRow, SmsMediaRow):
             self.session.execute(delete(table).where(table.number_id == number_id))
         self.session.execute(
             update(SmsMessageRow).where(SmsMessageRow.number_id == number_id).values(number_id=None)
@@ -175,10 +176,16 @@ class SmsBook:
 
     # ----- pictures (MMS) -----
 
-    def add_media(self, content_type: str, data: bytes, now: datetime) -> tuple[int, str]:
+    def add_media(
+        self, content_type: str, data: bytes, now: datetime, number_id: int | None = None
+    ) -> tuple[int, str]:
         """Keep a picture a number sent; its id and its unguessable token."""
         row = SmsMediaRow(
-            token=secrets.token_urlsafe(24), content_type=content_type, data=data, received_at=now
+            token=secrets.token_urlsafe(24),
+            number_id=number_id,
+            content_type=content_type,
+            data=data,
+            received_at=now,
         )
         self.session.add(row)
         self.session.flush()

@@ -91,16 +91,23 @@ def upgrade() -> None:
     op.create_table('sms_media',
     sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
     sa.Column('token', sa.String(length=64), nullable=False),
+    sa.Column('number_id', sa.Integer(), nullable=True),
     sa.Column('content_type', sa.String(length=64), nullable=False),
     sa.Column('data', sa.LargeBinary(), nullable=False),
     sa.Column('received_at', sa.DateTime(timezone=True), nullable=False),
+    sa.ForeignKeyConstraint(['number_id'], ['sms_numbers.id'], name=op.f('fk_sms_media_number_id_sms_numbers'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_sms_media')),
     sa.UniqueConstraint('token', name=op.f('uq_sms_media_token'))
     )
+    with op.batch_alter_table('sms_media', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_sms_media_number_id'), ['number_id'], unique=False)
 
 
 def downgrade() -> None:
     """Downgrade schema."""
+    with op.batch_alter_table('sms_media', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_sms_media_number_id'))
+
     op.drop_table('sms_media')
     with op.batch_alter_table('sms_messages', schema=None) as batch_op:
         batch_op.drop_index('ix_sms_messages_delivery_id')

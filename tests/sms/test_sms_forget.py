@@ -80,6 +80,10 @@ async def test_erase_on_the_command_line_takes_a_phone_number(
     async with sms_bot(uow_factory, gateway) as bot:
         await bot.phones.text(DAVE, "NAME Dave")
         await bot.phones.text(ALICE, "NAME Alice")
+    with uow_factory() as uow:  # a picture of each, kept
+        dave_photo, _ = uow.sms.add_media("image/jpeg", b"d", START, number_id=1)
+        alice_photo, _ = uow.sms.add_media("image/jpeg", b"a", START, number_id=2)
+        uow.commit()
     with uow_factory() as uow:  # a text of each that failed: kept with its form
         for sid, number in (("SMf1", DAVE), ("SMf2", ALICE)):
             payload = SmsIn(sid, number, "hello").payload()
@@ -98,6 +102,9 @@ async def test_erase_on_the_command_line_takes_a_phone_number(
     out = capsys.readouterr().out
     assert "1 phone number(s) deleted" in out and DAVE not in out and "1234564" not in out
     assert _numbers(uow_factory) == [ALICE]
+    with uow_factory() as uow:
+        assert uow.sms.media(dave_photo) is None, "the pictures Dave sent went with him"
+        assert uow.sms.media(alice_photo) is not None
     assert _payloads_naming(uow_factory, DAVE) == 0 and _payloads_naming(uow_factory, ALICE) > 0
     assert main(["erase", "+41 79 123 45 64"]) == 0
     assert "nothing is stored" in capsys.readouterr().out

@@ -114,6 +114,10 @@ class SmsMediaRow(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     token: Mapped[str] = mapped_column(String(64), unique=True)
+    #: who sent it: erasing the number deletes it
+    number_id: Mapped[int | None] = mapped_column(
+        ForeignKey("sms_numbers.id", ondelete="CASCADE"), index=True
+    )
     content_type: Mapped[str] = mapped_column(String(64))
     data: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime]
