@@ -216,7 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     i18n.add_argument("action", choices=("extract", "check"))
     i18n.set_defaults(handler=_i18n)
-    run = commands.add_parser("run", help="run the Telegram bot with long polling")
+    run = commands.add_parser(
+        "run", help="run the Telegram bot with long polling (no token: the SMS channel alone)"
+    )
     run.set_defaults(handler=_serve)
     webhook = commands.add_parser(
         "webhook", help="run the Telegram bot behind a webhook (PORT, WEBHOOK_URL)"
