@@ -12,6 +12,7 @@ import logging
 import signal
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache, partial
@@ -28,10 +29,12 @@ from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import wall_clock
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.painter import PicturesPainter
-from hideseek_chat.config import Config
+from hideseek_chat.config import Config, ConfigError, SmsSettings
 from hideseek_chat.pictures.tiles import TileClient
 from hideseek_chat.rules.ruleset import Ruleset, ruleset_paths
 from hideseek_chat.rules.ruleset_loader import load_ruleset
+from hideseek_chat.sms.channel import SmsChannel
+from hideseek_chat.sms.gateway import Gateway, GatewaySettings
 from hideseek_chat.store import (
     UnitOfWorkFactory,
     make_engine,
@@ -43,6 +46,7 @@ from hideseek_chat.store.inbox import RETENTION as INBOX_RETENTION
 from hideseek_chat.telegram import runner
 from hideseek_chat.telegram.bot import (
     ALLOWED_UPDATES,
+    PENDING_BATCH,
     TelegramApp,
     TelegramChannel,
     build_application,
@@ -50,10 +54,15 @@ from hideseek_chat.telegram.bot import (
 )
 from hideseek_chat.web.health import health_routes
 from hideseek_chat.web.server import Receive, make_app, make_server, telegram_route
+from hideseek_chat.web.sms import SmsWebhook, sms_routes
 from hideseek_chat.web.trackers import DriverIngest, tracker_routes
 
 log = logging.getLogger(__name__)
 
+#: How often the SMS digests that are due are sent.
+DIGEST_EVERY = timedelta(minutes=1)
+#: Seconds between two ticks (timers, the outbox) when the SMS channel runs alone.
+SMS_TICK_SECONDS = 2.0
 #: How often the location pings of finished games are purged.
 PURGE_EVERY = timedelta(hours=1)
 #: Seconds a geocoder request may take; an Overpass query (a city's kind of places);
@@ -73,6 +82,8 @@ class App:
     uow_factory: UnitOfWorkFactory
     clock: GameClock
     telegram: TelegramApp
+    #: the SMS channel, sharing the Telegram channel's drive loop (None: not configured)
+    sms: SmsChannel | None = None
 
 
 def build(config: Config, *, request: BaseRequest | None = None) -> App:
@@ -87,6 +98,33 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
     engine = make_engine(url)
     uow_factory = unit_of_work_factory(engine)
     clock = GameClock(config.clock_speed)
+    conversation = conversation_factory(config, uow_factory)
+
+    telegram = build_application(
+        token, clock, conversation, base_url=config.telegram_base_url, request=request
+    )
+
+    async def purge(context: ContextTypes.DEFAULT_TYPE) -> None:
+        purge_old(config, uow_factory, clock)
+
+    assert telegram.job_queue is not None
+    telegram.job_queue.run_repeating(
+        purge, interval=PURGE_EVERY, first=timedelta(minutes=1), name="purge-pings"
+    )
+    return App(
+        config,
+        engine,
+        uow_factory,
+        clock,
+        telegram,
+        build_sms(config, uow_factory, clock, telegram),
+    )
+
+
+def conversation_factory(
+    config: Config, uow_factory: UnitOfWorkFactory
+) -> Callable[[str], Conversation]:
+    """Make the conversation (given the bot's name, which it does not use)."""
     map_clients = build_map_clients(config)
     painter = PicturesPainter(build_tiles(config))
 
@@ -111,27 +149,64 @@ def build(config: Config, *, request: BaseRequest | None = None) -> App:
             tracker_url=config.tracker_url,
         )
 
-    telegram = build_application(
-        token, clock, conversation, base_url=config.telegram_base_url, request=request
+    return conversation
+
+
+def purge_old(config: Config, uow_factory: UnitOfWorkFactory, clock: GameClock) -> None:
+    """Purge finished games' pings and the inbox's handled updates (hourly)."""
+    # Game time, like the games' end times the retention is measured from.
+    count = purge_pings(uow_factory, clock.now(), config.ping_retention)
+    if count:
+        log.info("purged %d location pings of finished games", count)
+    # Real time, like the inbox's: Telegram redelivers for a day at most.
+    with uow_factory() as uow:
+        forgotten = uow.updates.purge(wall_clock() - INBOX_RETENTION)
+        uow.commit()
+    if forgotten:
+        log.info("forgot %d handled updates", forgotten)
+
+
+def sms_gateway(settings: SmsSettings) -> Gateway:
+    """The gateway's REST client, its status callbacks pointed at ``/sms/status``."""
+    webhook = SmsWebhook(settings.public_url, settings.auth_token)
+    return Gateway(
+        GatewaySettings(
+            settings.account_sid,
+            settings.auth_token,
+            settings.sender,
+            status_url=webhook.url(webhook.status_path),
+            base_url=settings.api_url,
+        )
     )
 
-    async def purge(context: ContextTypes.DEFAULT_TYPE) -> None:
-        # Game time, like the games' end times the retention is measured from.
-        count = purge_pings(uow_factory, clock.now(), config.ping_retention)
-        if count:
-            log.info("purged %d location pings of finished games", count)
-        # Real time, like the inbox's: Telegram redelivers for a day at most.
-        with uow_factory() as uow:
-            forgotten = uow.updates.purge(wall_clock() - INBOX_RETENTION)
-            uow.commit()
-        if forgotten:
-            log.info("forgot %d handled updates", forgotten)
+
+def build_sms(
+    config: Config, uow_factory: UnitOfWorkFactory, clock: GameClock, telegram: TelegramApp
+) -> SmsChannel | None:
+    """The SMS channel when it is configured, on the Telegram channel's drive loop: one
+    outbox, whose texts for SMS players (and for a Telegram group's SMS members) it sends."""
+    settings = config.sms
+    if settings is None:
+        return None
+    shared = channel_of(telegram)
+    sms = SmsChannel(
+        uow_factory,
+        sms_gateway(settings),
+        clock.now,
+        region=settings.region,
+        driver_of=lambda: shared.driver(telegram.bot),
+        media_base=settings.public_url,
+    )
+    shared.also = sms
+
+    async def flush_digests(context: ContextTypes.DEFAULT_TYPE) -> None:
+        await sms.flush_digests()
 
     assert telegram.job_queue is not None
     telegram.job_queue.run_repeating(
-        purge, interval=PURGE_EVERY, first=timedelta(minutes=1), name="purge-pings"
+        flush_digests, interval=DIGEST_EVERY, first=DIGEST_EVERY, name="sms-digests"
     )
-    return App(config, engine, uow_factory, clock, telegram)
+    return sms
 
 
 def build_map_clients(config: Config) -> MapClients:
@@ -230,7 +305,9 @@ async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    if webhook is not None or not (app.config.serve_web or serves_web_when_polling(app.config)):
+    if webhook is not None or not (
+        app.config.serve_web or serves_web_when_polling(app.config) or app.sms is not None
+    ):
         await runner.run(app.telegram, stop, webhook, serve=partial(serve_webhook, app))
         return
     server = make_server(make_app(web_routes(app)), app.config.host, app.config.port)
@@ -240,19 +317,30 @@ async def _run_until_signal(app: App, webhook: runner.Webhook | None) -> None:
     finally:
         server.should_exit = True
         await serving
+        if app.sms is not None:  # the texts stored before the server stopped
+            await app.sms.lanes.join()
 
 
 def web_routes(
     app: App, webhook: runner.Webhook | None = None, receive: Receive | None = None
 ) -> list[BaseRoute]:
     """Every route of the web server: Telegram's webhook (``receive`` each update) when
-    ``webhook`` is given, the operator's ``/healthz``, ``/readyz``, ``/metrics``, and the
-    GPS tracker apps' ingest when trackers are on (``web_tracker_routes``)."""
+    ``webhook`` is given, the SMS gateway's (``/sms``, ``/sms/status``) when the SMS
+    channel is configured, the operator's ``/healthz``, ``/readyz``, ``/metrics``, and
+    the GPS tracker apps' ingest when trackers are on (``web_tracker_routes``)."""
     routes: list[BaseRoute] = []
     if webhook is not None:
         if receive is None:
             raise ValueError("a webhook needs a receiver for its updates")
         routes.append(telegram_route(webhook.path, webhook.secret, receive))
+    if app.sms is not None and app.config.sms is not None:
+        settings = app.config.sms
+        webhook_sms = SmsWebhook(settings.public_url, settings.auth_token)
+        routes.extend(
+            sms_routes(
+                webhook_sms, app.sms.receive_form, app.sms.record_status, app.sms.media
+            )
+        )
     routes.extend(health_routes(app.engine))
     routes.extend(web_tracker_routes(app))
     return routes
@@ -306,3 +394,85 @@ async def serve_webhook(
     stopping.cancel()
     await serving
     await channel.lanes.join()
+    if app.sms is not None:
+        await app.sms.lanes.join()
+
+
+def run_sms_only(config: Config) -> None:
+    """Serve the SMS channel alone (no ``TELEGRAM_BOT_TOKEN``): the web server's ``/sms``
+    routes and health routes on ``PORT``, with the ticks (timers, the outbox), the
+    digests, the resume of stored texts and the purge, until SIGTERM or SIGINT."""
+    settings = config.sms
+    if settings is None:
+        raise ConfigError("Without TELEGRAM_BOT_TOKEN the SMS channel must be configured.")
+    url = config.effective_database_url
+    migrate.upgrade(url)
+    engine = make_engine(url)
+    threads = ThreadPoolExecutor(4, thread_name_prefix="store")
+    try:
+        uow_factory = unit_of_work_factory(engine)
+        clock = GameClock(config.clock_speed)
+        sms = SmsChannel(
+            uow_factory,
+            sms_gateway(settings),
+            clock.now,
+            region=settings.region,
+            media_base=settings.public_url,
+        )
+        sms.attach(conversation_factory(config, uow_factory)(""), threads=threads)
+        webhook = SmsWebhook(settings.public_url, settings.auth_token)
+        routes: list[BaseRoute] = [
+            *sms_routes(webhook, sms.receive_form, sms.record_status, sms.media),
+            *health_routes(engine),
+        ]
+        purge = partial(purge_old, config, uow_factory, clock)
+        asyncio.run(_serve_sms_only(config, sms, routes, purge))
+    finally:
+        threads.shutdown(wait=True)
+        engine.dispose()
+
+
+async def _serve_sms_only(
+    config: Config, sms: SmsChannel, routes: list[BaseRoute], purge: Callable[[], None]
+) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    server = make_server(make_app(routes), config.host, config.port)
+    serving = asyncio.ensure_future(server.serve())
+    log.info("serving the SMS channel alone (no Telegram token)")
+    minute = hour = time.monotonic()
+    try:
+        await _resume_sms(sms)
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), SMS_TICK_SECONDS)
+                break
+            except TimeoutError:
+                pass
+            try:
+                await sms.driver.on_tick()
+                now = time.monotonic()
+                if now - minute >= DIGEST_EVERY.total_seconds():
+                    minute = now
+                    await sms.flush_digests()
+                    await _resume_sms(sms)
+                if now - hour >= PURGE_EVERY.total_seconds():
+                    hour = now
+                    await loop.run_in_executor(None, purge)
+            except Exception as err:  # its type only; the next tick tries again
+                log.error("an SMS tick failed (%s)", type(err).__name__)
+    finally:
+        server.should_exit = True
+        await serving
+        await sms.lanes.join()  # the texts stored before the server stopped
+        await sms.driver.idle()
+
+
+async def _resume_sms(sms: SmsChannel) -> None:
+    """Apply the stored texts left pending (a restart, a crash)."""
+    pending = await sms._call(sms.conversation.pending_updates, PENDING_BATCH)
+    for stored in pending:
+        if stored.update_id.startswith("sms:"):
+            sms.dispatch_stored(stored)

@@ -89,7 +89,10 @@ def _i18n(args: argparse.Namespace, config: Config) -> int:
 
 def _serve(args: argparse.Namespace, config: Config) -> int:
     # Both checks come first: a bad setting is one sentence, before anything connects.
-    config.require_telegram_token()
+    # Without a Telegram token, `run` serves the SMS channel alone when it is configured.
+    sms_only = args.command == "run" and not config.telegram_token and config.sms is not None
+    if not sms_only:
+        config.require_telegram_token()
     if args.command == "webhook":
         config.require_webhook_url()
     # Libraries at WARNING (httpx logs every request URL at INFO, and the Bot API's URLs
@@ -104,7 +107,9 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
     from hideseek_chat import app
 
     try:
-        if args.command == "webhook":
+        if sms_only:
+            app.run_sms_only(config)
+        elif args.command == "webhook":
             app.run_webhook(config)
         else:
             app.run_polling(config)
@@ -211,7 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     i18n.add_argument("action", choices=("extract", "check"))
     i18n.set_defaults(handler=_i18n)
-    run = commands.add_parser("run", help="run the Telegram bot with long polling")
+    run = commands.add_parser(
+        "run", help="run the Telegram bot with long polling (no token: the SMS channel alone)"
+    )
     run.set_defaults(handler=_serve)
     webhook = commands.add_parser(
         "webhook", help="run the Telegram bot behind a webhook (PORT, WEBHOOK_URL)"

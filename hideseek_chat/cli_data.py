@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,18 @@ PERSON_REF = re.compile(r"[a-z]{2,10}:[A-Za-z0-9_+\-]{1,64}")
 
 
 def person_ref(text: str) -> str:
-    """``tg:42`` as given, or a Telegram user id (``42``) as ``tg:42``."""
+    """``tg:42`` as given, a Telegram user id (``42``) as ``tg:42``, or a phone number
+    (``+41 79 123 45 67``: an SMS player, found in the store when erasing) as given."""
     word = text.strip()
+    if word.startswith("+"):
+        return word
     if word.isascii() and word.isdigit():
         return f"tg:{int(word)}"
     if PERSON_REF.fullmatch(word):
         return word
     raise argparse.ArgumentTypeError(
-        f"not a person: {text!r} (a Telegram user id such as 42, or a ref such as tg:42)"
+        f"not a person: {text!r} (a Telegram user id such as 42, a ref such as tg:42, "
+        "or a phone number such as +41791234567)"
     )
 
 
@@ -51,19 +56,42 @@ def _store(config: Config) -> Iterator[Callable[[], Any]]:
         engine.dispose()
 
 
+def e164(raw: str, region: str | None) -> str:
+    """A phone number as E.164 (``+41791234567``), the form the store keeps."""
+    import phonenumbers
+
+    try:
+        parsed = phonenumbers.parse(raw, region)
+    except phonenumbers.NumberParseException:
+        parsed = None
+    if parsed is None or not phonenumbers.is_valid_number(parsed):
+        raise ConfigError(f"not a valid phone number: {raw!r}")
+    return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
+
+
 def _erase(args: argparse.Namespace, config: Config) -> int:
     from hideseek_chat.store import delete_player_data
 
+    user = args.user
     with _store(config) as uow_factory:
-        erasure = delete_player_data(uow_factory, args.user)
-    if not (erasure.players or erasure.botnet_seats or erasure.people):
-        print(f"nothing is stored about {args.user}")
+        if user.startswith("+"):
+            # Never printed: the number is named by the ref the store gave it.
+            with uow_factory() as uow:
+                region = config.sms.region if config.sms is not None else None
+                known = uow.sms.number(e164(user, region), datetime.now(UTC), create=False)
+            if known is None:
+                print("nothing is stored about that number")
+                return 0
+            user = known.ref
+        erasure = delete_player_data(uow_factory, user)
+    if not (erasure.players or erasure.botnet_seats or erasure.people or erasure.numbers):
+        print(f"nothing is stored about {user}")
         return 0
     print(
-        f"erased {args.user}: {erasure.players} game membership(s) made nameless, "
+        f"erased {user}: {erasure.players} game membership(s) made nameless, "
         f"{erasure.pings} location ping(s) deleted, {erasure.events} event(s) and "
         f"{erasure.messages} message(s) struck, {erasure.botnet_seats} botnet seat(s), "
-        f"{erasure.people} contact record(s) deleted"
+        f"{erasure.people} contact record(s), {erasure.numbers} phone number(s) deleted"
     )
     return 0
 
@@ -97,7 +125,9 @@ def add_data_commands(commands: Any) -> None:
         help="erase a person from every game (names, pings, their place in the event log)",
     )
     erase.add_argument(
-        "user", type=person_ref, help="a Telegram user id (42) or a person ref (tg:42)"
+        "user",
+        type=person_ref,
+        help="a Telegram user id (42), a person ref (tg:42) or an SMS player's number (+41…)",
     )
     erase.set_defaults(handler=_erase)
     export = commands.add_parser(

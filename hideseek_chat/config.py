@@ -38,6 +38,19 @@ SECRET_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 TRACKER_RATE_PER_MIN = 120
 
 
+@dataclass(frozen=True)
+class SmsSettings:
+    """The SMS gateway (Twilio or a compatible one): its account, the number texts come
+    from, the public base URL its webhooks reach (``/sms``, ``/sms/status`` under it)."""
+
+    account_sid: str
+    auth_token: str
+    sender: str
+    public_url: str
+    api_url: str | None = None  # another REST API than Twilio's
+    region: str | None = None  # the country a number without "+" is read in
+
+
 class ConfigError(ValueError):
     """A setting is malformed; the message is one sentence for the person running the bot."""
 
@@ -78,6 +91,8 @@ class Config:
             parts = urlsplit(self.webhook_url)
             return f"{parts.scheme}://{parts.netloc}"
         return None
+    #: the SMS channel, when TWILIO_ACCOUNT_SID and its companions are set
+    sms: SmsSettings | None = None
 
     @property
     def tile_cache_dir(self) -> Path:
@@ -211,6 +226,7 @@ class Config:
             tile_rate_per_s=tile_rate,
             public_url=public_url,
             tracker_rate_per_min=tracker_rate,
+            sms=_sms_settings(env),
         )
 
 
@@ -308,3 +324,27 @@ def _checked_url(name: str, value: str) -> str:
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise ConfigError(f"{name} must hold http(s):// addresses with a host, not {value!r}.")
     return value
+
+
+def _sms_settings(env: Mapping[str, str]) -> SmsSettings | None:
+    """TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, SMS_FROM and SMS_PUBLIC_URL (all or none),
+    SMS_API_URL and SMS_REGION; ConfigError when incomplete or malformed."""
+    names = ("TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "SMS_FROM", "SMS_PUBLIC_URL")
+    values = {name: env.get(name, "").strip() for name in names}
+    if not any(values.values()):
+        return None
+    missing = [name for name, value in values.items() if not value]
+    if missing:
+        raise ConfigError(f"The SMS channel needs {', '.join(missing)} as well.")
+    public = _checked_url("SMS_PUBLIC_URL", values["SMS_PUBLIC_URL"])
+    region = env.get("SMS_REGION", "").strip().upper() or None
+    if region is not None and not re.fullmatch(r"[A-Z]{2}", region):
+        raise ConfigError(f"SMS_REGION must be a two-letter country code, not {region!r}.")
+    return SmsSettings(
+        account_sid=values["TWILIO_ACCOUNT_SID"],
+        auth_token=values["TWILIO_AUTH_TOKEN"],
+        sender=values["SMS_FROM"],
+        public_url=public,
+        api_url=_http_url(env, "SMS_API_URL"),
+        region=region,
+    )

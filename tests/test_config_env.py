@@ -83,6 +83,8 @@ def _variables_read() -> set[str]:
         source = (package / reader).read_text(encoding="utf-8")
         names |= set(re.findall(r'env(?:iron)?\.get\(\s*"([A-Z][A-Z0-9_]+)"', source))
         names |= set(re.findall(r'_(?:http|checked)_url\((?:env, )?"([A-Z][A-Z0-9_]+)"', source))
+        for group in re.findall(r"names = \(([^)]*)\)", source):  # read together (SMS)
+            names |= set(re.findall(r'"([A-Z][A-Z0-9_]+)"', group))
         for choice in re.findall(r'port_name = "([A-Z_]+)" if .* else "([A-Z_]+)"', source):
             names |= set(choice)
     return names - {"HIDESEEK_ENV_FILE"}

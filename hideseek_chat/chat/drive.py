@@ -32,6 +32,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -68,6 +69,14 @@ TICK_BATCH = 20
 SENDERS = 4
 
 T = TypeVar("T")
+
+#: True while a channel performs the direct replies to a message (not the outbox's
+#: announcements): a channel sharing the loop (SMS in a Telegram group) leaves them out.
+REPLYING: ContextVar[bool] = ContextVar("replying", default=False)
+#: The outbox entry a channel is performing (None: not one, or a courtesy action): a
+#: channel that sends to several recipients records who got it, so a retry after a later
+#: failure (another channel's) does not send it to them again.
+DELIVERY: ContextVar[int | None] = ContextVar("delivery", default=None)
 
 
 @dataclass(frozen=True)
@@ -187,7 +196,11 @@ class Driver:
         if isinstance(msg, ButtonIn) and not any(isinstance(r, AnswerButton) for r in replies):
             # Every press is answered, or the person's app shows a spinner for a while.
             replies = [AnswerButton(msg.sender.ref, press_ref=msg.press_ref), *replies]
-        await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
+        replying = REPLYING.set(True)
+        try:
+            await self.channel.perform(adapt(replies, self.channel.capabilities), self.clock())
+        finally:
+            REPLYING.reset(replying)
         seconds = time.perf_counter() - started
         metrics.update_handled(kind_of(msg), seconds)
         log.debug(
@@ -370,7 +383,12 @@ class Driver:
                     return True
                 for delivery in deliveries:
                     actions = adapt(delivery.actions, self.channel.capabilities)
-                    if not await self.channel.perform(actions, now):
+                    performing = DELIVERY.set(delivery.id or None)
+                    try:
+                        performed = await self.channel.perform(actions, now)
+                    finally:
+                        DELIVERY.reset(performing)
+                    if not performed:
                         return False
                     await self._outbox_call(conversation.delivered, delivery.id, self.clock())
                 if not await self._outbox_call(

@@ -156,3 +156,24 @@ def _available(question: QuestionDef, size: Size, distance_m: float | None) -> A
     if question.custom_distance and distance_m is None:
         raise ChatError("chat.ask_needs_distance", question=question.id)
     return AskArgs(question.id, distance_m)
+
+
+#: The longest text read as a phone number (E.164 has at most 15 digits).
+MAX_NUMBER_CHARS = 32
+
+
+def phone_number(raw: str, region: str | None = None) -> str | None:
+    """``raw`` as an E.164 number (``+41791234567``), or None when it is not a valid one;
+    without a leading ``+`` it is read as a number of ``region`` (an ISO country code)."""
+    import phonenumbers  # only the channels that text (SMS) and /invite need it
+
+    text = raw.strip()
+    if not text or len(text) > MAX_NUMBER_CHARS:
+        return None
+    try:
+        parsed = phonenumbers.parse(text, region)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(parsed):
+        return None
+    return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)

@@ -22,6 +22,7 @@ from hideseek_chat.chat.handlers import (
     endgame,
     games,
     info,
+    invite,
     maps,
     pins,
     presence,
@@ -113,6 +114,9 @@ COMMANDS: tuple[Command, ...] = (
         "team", setup.team, Where.GROUP, N_("make or join a team: /team Red (before the game)")
     ),
     Command("leave", setup.leave, Where.GROUP, N_("leave the game")),
+    Command(
+        "invite", invite.invite, Where.GROUP, N_("invite a player by text: /invite +41791234567")
+    ),
     Command("begin", setup.begin, Where.GROUP, N_("start the game (admin)")),
     Command(
         "next", setup.next_round, Where.ANYWHERE, N_("next hider: start your hiding period now")

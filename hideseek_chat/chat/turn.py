@@ -127,7 +127,8 @@ class Services:
         units = prefs.units or (ruleset.units if ruleset else "metric")
         zone = state.settings.time_zone if state is not None else UTC_NAME
         language = (uow.chats.language(person) if person else None) or prefs.language
-        return Formatter(language, units, zone, ruleset, now=now)
+        by_text = (person or chat).startswith("sms:")  # an SMS player, an SMS game
+        return Formatter(language, units, zone, ruleset, now=now, by_text=by_text)
 
     def state_at(self, uow: UnitOfWork, game_id: int, stamp: int | None) -> GameState:
         """The game's state, from memory when nothing happened since (``stamp``)."""
@@ -370,7 +371,8 @@ class Turn:
                 )
             except GameNotFound:
                 language = self.uow.chats.language(self.reader) if self.reader else None
-                self._fmt = Formatter(language or "en")
+                by_text = bool(self.reader and self.reader.startswith("sms:"))
+                self._fmt = Formatter(language or "en", by_text=by_text)
         return self._fmt
 
     def speak_as(self, fmt: Formatter) -> None:

@@ -8,9 +8,10 @@ names are struck from the event log and the outbox. Their botnet seats are anony
 way (the matches and their steps stay and still replay; the seat's ref and name are gone).
 The game they chose for their private messages is forgotten, and so are their GPS tracker
 links (``tracker_tokens``: the fingerprints and when an app was last heard) and what the bot
-knew of them outside games (their name, language, that they opened a private chat).
-``erase_person`` does the same inside a unit of work the caller commits (the chat's
-``/forgetme``).
+knew of them outside games (their name, language, that they opened a private chat). An SMS
+player's number goes too (``SmsBook.forget``: memberships, choices, held news; the texts sent
+stay counted) and so do the stored texts it sent (their inbox payloads). ``erase_person``
+does the same inside a unit of work the caller commits (the chat's ``/forgetme``).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import delete, or_, select, update
 
 from hideseek_chat.store.models import (
     BotnetSeatRow,
     EventRow,
+    InboxRow,
     OutboxRow,
     PersonFocusRow,
     PersonRow,
@@ -33,6 +35,7 @@ from hideseek_chat.store.models import (
     TrackerRow,
 )
 from hideseek_chat.store.serialize import dumps, loads
+from hideseek_chat.store.sms import number_id_of
 from hideseek_chat.store.uow import UnitOfWork, UnitOfWorkFactory
 
 #: What an erased player's name becomes; the chat layer renders it as "a former player".
@@ -50,6 +53,7 @@ class Erasure:
     messages: int
     botnet_seats: int = 0
     people: int = 0  # what the bot knew of them outside games (0 or 1)
+    numbers: int = 0  # an SMS player's phone number (0 or 1)
 
 
 def purge_pings(uow_factory: UnitOfWorkFactory, now: datetime, keep: timedelta) -> int:
@@ -128,6 +132,7 @@ def erase_person(uow: UnitOfWork, player_ref: str) -> Erasure:
     # Their tracker links, revoked or not: a fingerprint still names them.
     session.execute(delete(TrackerRow).where(TrackerRow.person_ref == player_ref))
     people = session.execute(delete(PersonRow).where(PersonRow.ref == player_ref))
+    numbers = _erase_number(uow, player_ref)
     session.flush()
     return Erasure(
         len(players),
@@ -136,4 +141,20 @@ def erase_person(uow: UnitOfWork, player_ref: str) -> Erasure:
         messages,
         botnet_seats=len(seats),
         people=int(people.rowcount),  # type: ignore[attr-defined]
+        numbers=numbers,
     )
+
+
+def _erase_number(uow: UnitOfWork, player_ref: str) -> int:
+    """Forget the phone number of the SMS player ``player_ref`` and the texts it sent."""
+    number_id = number_id_of(player_ref)
+    known = None if number_id is None else uow.sms.by_id(number_id)
+    if known is None:
+        return 0
+    uow.session.execute(
+        update(InboxRow)
+        .where(InboxRow.payload.contains(f'"{known.number}"'))
+        .values(payload=None)
+        .execution_options(synchronize_session=False)
+    )
+    return int(uow.sms.forget(known.id))

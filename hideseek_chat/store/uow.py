@@ -43,6 +43,7 @@ from hideseek_chat.store.maps import MapPacks
 from hideseek_chat.store.pictures import PictureJobs
 from hideseek_chat.store.pings import Pings
 from hideseek_chat.store.repository import GameNotFound, GameRepository
+from hideseek_chat.store.sms import SmsBook
 from hideseek_chat.store.trackers import Trackers
 
 RulesetLoader = Callable[[str], Ruleset]
@@ -71,6 +72,7 @@ class UnitOfWork:
     checks: AnswerChecks
     botnet: BotnetMatches
     trackers: Trackers
+    sms: SmsBook
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
@@ -91,6 +93,7 @@ class UnitOfWork:
         self.checks = AnswerChecks(self.session)
         self.botnet = BotnetMatches(self.session)
         self.trackers = Trackers(self.session)
+        self.sms = SmsBook(self.session)
         return self
 
     def __exit__(

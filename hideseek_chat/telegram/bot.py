@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from telegram import (
     Bot,
@@ -41,7 +41,7 @@ from hideseek_chat import metrics
 from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.chat.drive import Capabilities, Driver, background_pool
+from hideseek_chat.chat.drive import REPLYING, Capabilities, Channel, Driver, background_pool
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, BotRights, Inbound, Outbound, SendText
@@ -101,6 +101,12 @@ PENDING_BATCH = 200
 ConversationFactory: TypeAlias = Callable[[str], Conversation]
 
 
+class SharingChannel(Channel, Protocol):
+    """Another channel on this drive loop (SMS): it applies its own stored updates."""
+
+    def dispatch_stored(self, stored: Stored) -> None: ...
+
+
 class TelegramChannel:
     """python-telegram-bot's side of the shared drive loop (``chat.drive.Driver``).
 
@@ -147,6 +153,10 @@ class TelegramChannel:
         """The drive loop once ``driver`` made it (the bot knows its username), else None."""
         return self._driver
 
+        #: another channel sharing this drive loop (SMS): it gets every action for a chat
+        #: that is not Telegram's, and the texts to Telegram groups (for its members there)
+        self.also: SharingChannel | None = None
+
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
         if self._driver is None:
@@ -167,6 +177,14 @@ class TelegramChannel:
         instead, the newest replacing an older one, and sent by ``flush_statuses`` once
         there is room: status edits are coalesced, never queued behind each other."""
         assert self._bot is not None and self._driver is not None
+        if self.also is not None:
+            replies = REPLYING.get()  # a reply in a group is for its Telegram readers
+            theirs = [
+                a for a in actions if not a.to.startswith("tg:") or (_to_group(a) and not replies)
+            ]
+            if theirs and not await self.also.perform(theirs, now):
+                return False
+            actions = [a for a in actions if a.to.startswith("tg:")]
         kept: list[Outbound] = []
         for action in actions:
             if _is_status(action):
@@ -178,7 +196,27 @@ class TelegramChannel:
             kept.append(action)
         if not kept:
             return True
+        if any(_texted_photo(a) is not None for a in kept):
+            loop = asyncio.get_running_loop()
+            kept = await loop.run_in_executor(self._threads, self._with_texted_photos, kept)
         return await perform(self._bot, self._driver.conversation, kept, now=now)
+
+    def _with_texted_photos(self, actions: list[Outbound]) -> list[Outbound]:
+        """A photo an SMS player texted (``sms-media:<id>``, kept by the SMS channel) as
+        the picture itself: Telegram cannot fetch the gateway's URL, which wants its
+        credentials."""
+        assert self._driver is not None
+        shown: list[Outbound] = []
+        with self._driver.conversation.uow_factory() as uow:
+            for action in actions:
+                media_id = _texted_photo(action)
+                if media_id is not None:
+                    assert isinstance(action, SendText)
+                    kept = uow.sms.media(media_id)
+                    image = None if kept is None else kept[1]
+                    action = replace(action, photo_ref=None, image=image)
+                shown.append(action)
+        return shown
 
     async def flush_statuses(self, now: datetime) -> None:
         """Send the held statuses of the groups whose window has room again."""
@@ -267,6 +305,10 @@ class TelegramChannel:
     def dispatch_stored(self, stored: Stored, bot: Bot, follow: bool = False) -> None:
         """Apply a stored (pending) update in its lane, unless it is on its way already;
         with ``follow``, then the lane's next pending update (a resumed lane, in order)."""
+        if not stored.update_id.startswith("tg:"):  # another channel's (an SMS)
+            if self.also is not None:
+                self.also.dispatch_stored(stored)
+            return
         if stored.update_id in self._in_lanes:
             return
         self._in_lanes.add(stored.update_id)
@@ -364,6 +406,14 @@ class TelegramChannel:
         await self.settle()
         self._threads.shutdown(wait=True)
         self._behind.shutdown(wait=True)
+
+
+def _texted_photo(action: Outbound) -> int | None:
+    """The id of the SMS player's photo ``action`` shows, if it shows one."""
+    if not isinstance(action, SendText) or action.photo_ref is None:
+        return None
+    kind, _, rest = action.photo_ref.partition(":")
+    return int(rest) if kind == "sms-media" and rest.isdigit() else None
 
 
 def _is_status(action: Outbound) -> bool:
@@ -526,6 +576,11 @@ def build_application(
         job_kwargs={"coalesce": True},
     )
     return application
+
+
+def _to_group(action: Outbound) -> bool:
+    """A text to a Telegram group (its SMS players get it too)."""
+    return isinstance(action, SendText) and action.to.startswith("tg:-")
 
 
 def channel_of(application: TelegramApp) -> TelegramChannel:

@@ -39,6 +39,7 @@ async def test_the_command_menus_are_set_on_startup_one_per_kind_of_chat(
             "join",
             "team",
             "leave",
+            "invite",
             "begin",
             "next",
             "ask",

@@ -30,6 +30,10 @@ def status(turn: Turn, args: Args) -> list[Outbound]:
         silent = liveness.silent_seekers(turn.uow, turn.game_id, turn.state, turn.msg.at)
         if silent:
             text = f"{text}\n\n{silent_seekers(silent, turn.fmt)}"
+    if player is not None and player.id == turn.state.admin_player_id:
+        sent, segments = turn.uow.sms.counts(turn.game_chat())
+        if sent:  # texts cost money: the admin sees what the game sent
+            text = f"{text}\n\n{turn.say('sms.count', texts=sent, segments=segments)}"
     return [turn.reply(text)]
 
 

@@ -43,9 +43,10 @@ def press_forget(turn: Turn, press: Press) -> list[Outbound]:
         return [turn.reply(turn.say("chat.forget_kept")), *replies]
     if turn.person_games():  # joined a game since they were asked
         return [turn.reply(turn.say("chat.forget_playing")), *replies]
+    done = turn.say("chat.forgotten")  # in their language, which the erasure forgets
     erase_person(turn.uow, turn.by)
     turn.wrote()
-    return [turn.reply(turn.say("chat.forgotten")), *replies]
+    return [turn.reply(done), *replies]
 
 
 def _refuse_while_playing(turn: Turn) -> None:

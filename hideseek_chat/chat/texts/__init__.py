@@ -56,6 +56,7 @@ from hideseek_chat.chat.texts import (
     privacy,
     refusals,
     seekmap,
+    sms,
     trackers,
 )
 from hideseek_chat.chat.texts.answers import (
@@ -225,6 +226,7 @@ _MODULES = (  # for their texts
     refusals,
     seekmap,
     trackers,
+    sms,
 )
 
 

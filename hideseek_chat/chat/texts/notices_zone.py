@@ -27,8 +27,25 @@ def _zone_pending(p: Params, f: Formatter) -> str:
     )
 
 
+def by_text_steps(f: Formatter) -> str:
+    """How an SMS player sends where they are (instead of Telegram's attachment menu)."""
+    return f.t("text me your coordinates, like 47.37690, 8.54170, or a map link")
+
+
 @text("chat.zone_pin_needed")
 def _zone_pin_needed(p: Params, f: Formatter) -> str:
+    if f.by_text:
+        return lines(
+            f.t(
+                "⏰ Time's up, but I have no recent location of yours, so your zone isn't fixed "
+                "and the seekers have been told it's pending."
+            ),
+            f.t(
+                "Send your location now ({steps}): the first one you send fixes your zone "
+                "around the place nearest to it.",
+                steps=by_text_steps(f),
+            ),
+        )
     return lines(
         f.t(
             "⏰ Time's up, but I have no recent location of yours, so your zone isn't fixed "
@@ -96,6 +113,12 @@ def _far_from_station(p: Params, f: Formatter) -> str:
 
 @text("chat.hiding_no_pin")
 def _hiding_no_pin(p: Params, f: Formatter) -> str:
+    if f.by_text:
+        return f.t(
+            "📍 I don't know where you are yet. Before the hiding period ends, {steps}: your "
+            "zone is fixed from your last location at that moment.",
+            steps=by_text_steps(f),
+        )
     return f.t(
         "📍 I don't know where you are yet. Share your live location with me before the "
         "hiding period ends (📎 → Location → Share My Live Location → 8 hours): your zone is "
@@ -108,7 +131,10 @@ def _hiding_no_pin(p: Params, f: Formatter) -> str:
 
 @text("live.share")
 def _live_share(p: Params, f: Formatter) -> str:
-    steps = f.t("📎 → Location → Share My Live Location → 8 hours")
+    if f.by_text:
+        steps = by_text_steps(f)
+    else:
+        steps = f.t("📎 → Location → Share My Live Location → 8 hours")
     if p.get("hider"):
         first = f.t(
             "📡 Round {round}: share your live location with me, here in our private chat, "
@@ -121,6 +147,14 @@ def _live_share(p: Params, f: Formatter) -> str:
             "starts the end game and measures thermometers.",
             round=p["round"],
         )
+    if f.by_text:
+        return lines(
+            first,
+            f.t(
+                "By text: {steps}, whenever you move (each one counts from when it came).",
+                steps=steps,
+            ),
+        )
     return lines(
         first,
         f.t("How: {steps}.", steps=steps),
@@ -130,6 +164,11 @@ def _live_share(p: Params, f: Formatter) -> str:
 
 @text("chat.live_ended")
 def _live_ended(p: Params, f: Formatter) -> str:
+    if f.by_text:
+        return f.t(
+            "📡 Your location is out of date, and the round is still on. Please {steps}.",
+            steps=by_text_steps(f),
+        )
     return f.t(
         "📡 Your live location stopped, and the round is still on. Please share it again: "
         "📎 → Location → Share My Live Location → 8 hours."
@@ -138,6 +177,13 @@ def _live_ended(p: Params, f: Formatter) -> str:
 
 @text("chat.live_quiet")
 def _live_quiet(p: Params, f: Formatter) -> str:
+    if f.by_text:
+        return f.t(
+            "📡 I have had no location from you for {duration}, so it no longer counts. "
+            "Please {steps}.",
+            duration=f.duration(p["silent_s"]),
+            steps=by_text_steps(f),
+        )
     return f.t(
         "📡 Your live location has been silent for {duration}, so it no longer counts. Is it "
         "still on? Please share it again: 📎 → Location → Share My Live Location → 8 hours.",

@@ -63,6 +63,15 @@ from hideseek_chat.store.models.play import (
     DrawCycleRow,
     QuestionRow,
 )
+from hideseek_chat.store.models.sms import (
+    SmsChoiceRow,
+    SmsCodeRow,
+    SmsHeldRow,
+    SmsMediaRow,
+    SmsMemberRow,
+    SmsMessageRow,
+    SmsNumberRow,
+)
 from hideseek_chat.store.models.trackers import TrackerRow
 
 __all__ = [
@@ -113,6 +122,13 @@ __all__ = [
     "RestPeriodRow",
     "RoundRow",
     "SettingsRow",
+    "SmsChoiceRow",
+    "SmsCodeRow",
+    "SmsHeldRow",
+    "SmsMediaRow",
+    "SmsMemberRow",
+    "SmsMessageRow",
+    "SmsNumberRow",
     "StationDropRow",
     "StationRouteRow",
     "StationRow",

@@ -1,0 +1,304 @@
+"""Webhook to reply over SMS: how long a text takes from the gateway's webhook POST to the
+bot's reply reaching the gateway's REST API, at a steady rate of inbound texts.
+
+The bot runs as in production: the project's web server (uvicorn, Starlette) with the SMS
+routes (signature checked, stored in the inbox before 200), ``SmsChannel`` on its drive loop,
+the conversation and the store, and twilio's REST client for every reply. The gateway side
+runs in a child process, so that it does not share the bot's interpreter: a fake Twilio
+Messages API on 127.0.0.1 and a load generator that posts signed webhooks open-loop at
+``--rate`` texts a second (each at its scheduled time, whether or not earlier ones were
+answered), and times each reply against its post on one clock.
+
+The texts are ``--body`` (STATUS by default) from players of ``--games`` SMS games of
+``--players`` each, in their hiding period (set up by text first); every STATUS gets one
+reply, to its sender only: the whole path through the conversation (the game loaded, the
+status rendered). HELP is answered by the channel alone (inbox, number, reply).
+
+    python bench/bench_sms.py [--rate 200] [--seconds 15] [--body STATUS|HELP] [--postgres URL]
+
+Target (issue 22): p99 <= 50 ms on PostgreSQL at 200 texts a second. PostgreSQL is measured
+in a throwaway schema when ``--postgres`` or ``HIDESEEK_TEST_POSTGRES_URL`` is given, else
+SQLite. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import httpx
+from sqlalchemy import Engine, create_engine, text
+from twilio.request_validator import RequestValidator
+
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.sms.channel import SmsChannel
+from hideseek_chat.sms.gateway import Gateway, GatewaySettings
+from hideseek_chat.store import make_engine, unit_of_work_factory
+from hideseek_chat.store.models import Base
+from hideseek_chat.web.server import make_app, make_server
+from hideseek_chat.web.sms import SmsWebhook, sms_routes
+
+ACCOUNT = "AC" + "0" * 32
+TOKEN = "bench-token"
+BOT = "+41790000000"
+START = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+
+
+def number(game: int, player: int) -> str:
+    return f"+41791{game:03d}{player:03d}"
+
+
+class Recorder:
+    """A gateway whose ``send`` only records (the set-up phase, before the clock runs)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str]] = []
+
+    def send(self, to: str, body: str, photo: str | None = None) -> str:
+        self.sent.append((to, body))
+        return f"SMsetup{len(self.sent):026d}"
+
+
+# ----------------------------------------------------------------- the gateway's side
+
+
+def gateway_side(
+    api_port: int,
+    webhook_url: str,
+    numbers: list[str],
+    rate: float,
+    seconds: float,
+    body: str,
+    out: Any,
+) -> None:
+    """In a child process: the fake Messages API on ``api_port`` and the load on the bot."""
+    replies: dict[str, list[float]] = {n: [] for n in numbers}
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as the real API
+
+        def do_POST(self) -> None:
+            at = time.perf_counter()
+            length = int(self.headers.get("content-length", "0"))
+            form = parse_qs(self.rfile.read(length).decode())
+            with lock:
+                replies.setdefault(form["To"][0], []).append(at)
+            data = json.dumps({"sid": "SM" + uuid.uuid4().hex, "status": "queued"}).encode()
+            self.send_response(201)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    ThreadingHTTPServer.daemon_threads = True
+    api = ThreadingHTTPServer(("127.0.0.1", api_port), Handler)
+    threading.Thread(target=api.serve_forever, daemon=True).start()
+    out.send("ready")
+    out.recv()  # the bot is ready too
+    posts: dict[str, list[float]] = {n: [] for n in numbers}
+    validator = RequestValidator(TOKEN)
+    statuses: list[int] = []
+
+    async def load() -> None:
+        limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+        async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+            total = int(rate * seconds)
+            begin = time.perf_counter()
+            tasks = []
+            for i in range(total):
+                due = begin + i / rate
+                delay = due - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                sender = numbers[i % len(numbers)]
+                form = {
+                    "MessageSid": f"SMb{i:031d}",
+                    "AccountSid": ACCOUNT,
+                    "From": sender,
+                    "To": BOT,
+                    "Body": body,
+                    "NumMedia": "0",
+                }
+                headers = {"X-Twilio-Signature": validator.compute_signature(webhook_url, form)}
+                posts[sender].append(time.perf_counter())
+                tasks.append(
+                    asyncio.ensure_future(client.post(webhook_url, data=form, headers=headers))
+                )
+            for response in await asyncio.gather(*tasks):
+                statuses.append(response.status_code)
+            achieved = total / (time.perf_counter() - begin)
+            await asyncio.sleep(3)  # the last replies
+            out.send(("achieved", achieved))
+
+    asyncio.run(load())
+    latencies: list[float] = []
+    missing = 0
+    with lock:
+        for sender, sent in posts.items():
+            got = replies.get(sender, [])
+            for i, at in enumerate(sent):
+                if i < len(got):
+                    latencies.append((got[i] - at) * 1000)
+                else:
+                    missing += 1
+    out.send(("done", latencies, missing, [s for s in statuses if s != 200]))
+    api.shutdown()
+
+
+# ----------------------------------------------------------------- the bot's side
+
+
+async def setup_games(channel: SmsChannel, games: int, players: int) -> None:
+    """Each game: its first player texts NEW, the others JOIN, then BEGIN."""
+    recorder = channel.gateway
+    assert isinstance(recorder, Recorder)
+    sid = 0
+
+    async def say(who: str, body: str) -> None:
+        nonlocal sid
+        sid += 1
+        await channel.receive_form(f"SMsetup{sid:027d}", who, body)
+        await channel.lanes.join()
+        await channel.driver.idle()
+
+    for game in range(games):
+        first = number(game, 0)
+        await say(first, "NEW small metric")
+        code = next(body for to, body in recorder.sent if to == first and "code is" in body)
+        code = code.split("code is ", 1)[1][:4]
+        for player in range(1, players):
+            await say(number(game, player), f"JOIN {code}")
+        await say(first, "begin")
+
+
+async def run_bot(engine: Engine, args: argparse.Namespace) -> list[float]:
+    Base.metadata.create_all(engine)
+    uow_factory = unit_of_work_factory(engine)
+    api_port, web_port = _free_port(), _free_port()
+    public = f"http://127.0.0.1:{web_port}"
+    clock = lambda: START  # noqa: E731 (the game's time stands still: STATUS only)
+    channel = SmsChannel(uow_factory, Recorder(), clock, pool=ThreadPoolExecutor(16))
+    threads = ThreadPoolExecutor(8, thread_name_prefix="store")
+    driver = channel.attach(Conversation(uow_factory, seeds=lambda: 11), threads=threads)
+    await setup_games(channel, args.games, args.players)
+    channel.gateway = Gateway(
+        GatewaySettings(ACCOUNT, TOKEN, BOT, base_url=f"http://127.0.0.1:{api_port}")
+    )
+    numbers = [number(g, p) for g in range(args.games) for p in range(args.players)]
+    routes = sms_routes(SmsWebhook(public, TOKEN), channel.receive_form, channel.record_status)
+    server = make_server(make_app(routes), "127.0.0.1", web_port)
+    serving = asyncio.ensure_future(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    ours, theirs = multiprocessing.Pipe()
+    child = multiprocessing.get_context("spawn").Process(
+        target=gateway_side,
+        args=(api_port, f"{public}/sms", numbers, args.rate, args.seconds, args.body, theirs),
+    )
+    child.start()
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, ours.recv)  # "ready"
+    ours.send("go")
+    _, achieved = await loop.run_in_executor(None, ours.recv)
+    await channel.lanes.join()
+    await driver.idle()
+    _, latencies, missing, bad = await loop.run_in_executor(None, ours.recv)
+    child.join()
+    server.should_exit = True
+    await serving
+    threads.shutdown()
+    print(
+        f"posted and answered at {achieved:.0f}/s (asked: {args.rate:.0f}/s); replies missing"
+        f" {missing}; non-200 answers {len(bad)}"
+    )
+    return list(latencies)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def _postgres_engine(base: str) -> Iterator[Engine]:
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(base)
+    with admin.begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in base else "?"
+    engine = make_engine(
+        f"{base}{separator}options={quote(f'-csearch_path={schema}')}", pool_size=20
+    )
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        with admin.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def _report(database: str, latencies: list[float]) -> None:
+    if not latencies:
+        print(f"{database}: no replies")
+        return
+    ordered = sorted(latencies)
+    p = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    print(
+        f"{database:<10} {len(ordered):>6} replies  p50 {p(0.50):6.1f} ms  p90 {p(0.90):6.1f} ms"
+        f"  p99 {p(0.99):6.1f} ms  max {ordered[-1]:6.1f} ms  mean {statistics.mean(ordered):.1f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--players", type=int, default=5)
+    parser.add_argument(
+        "--body", default="STATUS", help="what each text says: STATUS (the game) or HELP"
+    )
+    parser.add_argument("--postgres", default=os.environ.get("HIDESEEK_TEST_POSTGRES_URL"))
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    if args.postgres:
+        with _postgres_engine(args.postgres) as engine:
+            _report("postgresql", asyncio.run(run_bot(engine, args)))
+        return
+    with tempfile.TemporaryDirectory() as directory:
+        engine = make_engine(f"sqlite:///{Path(directory) / 'bench.sqlite3'}")
+        try:
+            _report("sqlite", asyncio.run(run_bot(engine, args)))
+        finally:
+            engine.dispose()
+
+
+if __name__ == "__main__":
+    main()

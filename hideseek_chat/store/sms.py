@@ -1,0 +1,367 @@
+"""The SMS channel's rows inside a unit of work (``uow.sms``): numbers, join codes, members,
+pending numbered choices and the texts sent with their delivery status."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from hideseek_chat.store.models import (
+    SmsChoiceRow,
+    SmsCodeRow,
+    SmsHeldRow,
+    SmsMediaRow,
+    SmsMemberRow,
+    SmsMessageRow,
+    SmsNumberRow,
+)
+
+#: Join codes: four characters nobody misreads (no 0/O, 1/I/L).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 4
+#: A game chat of SMS players only: ``sms:@K7QX``.
+GROUP_PREFIX = "sms:@"
+#: A delivery status a later callback may not overwrite with an earlier one.
+FINAL_STATUSES = frozenset({"delivered", "undelivered", "failed"})
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number as the channel uses it: ``ref`` is the person's channel-neutral key."""
+
+    id: int
+    number: str
+    opted_out: bool
+    current_chat: str | None
+    digest_minutes: int | None = None
+
+    @property
+    def ref(self) -> str:
+        return ref_of(self.id)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A numbered choice waiting for a reply."""
+
+    position: int
+    chat: str
+    label: str
+    data: str
+    message_ref: str
+
+
+def ref_of(number_id: int) -> str:
+    """The person ref of the number with id ``number_id``: ``sms:17``."""
+    return f"sms:{number_id}"
+
+
+def number_id_of(ref: str) -> int | None:
+    """The number id in a person ref ``sms:17``; None for any other ref."""
+    prefix, _, rest = ref.partition(":")
+    if prefix != "sms" or not rest.isdigit() or len(rest) > 18:
+        return None
+    return int(rest)
+
+
+def _number(row: SmsNumberRow) -> Number:
+    return Number(row.id, row.number, row.opted_out, row.current_chat, row.digest_minutes)
+
+
+class SmsBook:
+    """The SMS rows of one unit of work; flushes, never commits."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    # ----- numbers -----
+
+    def number(self, number: str, now: datetime, *, create: bool = True) -> Number | None:
+        """The row of ``number`` (E.164), made on first contact when ``create``."""
+        row = self.session.scalars(
+            select(SmsNumberRow).where(SmsNumberRow.number == number)
+        ).one_or_none()
+        if row is None:
+            if not create:
+                return None
+            row = SmsNumberRow(number=number, opted_out=False, created_at=now)
+            self.session.add(row)
+            self.session.flush()
+        return _number(row)
+
+    def by_id(self, number_id: int) -> Number | None:
+        row = self.session.get(SmsNumberRow, number_id)
+        return None if row is None else _number(row)
+
+    def opt(self, number_id: int, *, out: bool) -> None:
+        """STOP (``out``) or START: whether anything is sent to the number."""
+        self.session.execute(
+            update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(opted_out=out)
+        )
+
+    def set_digest(self, number_id: int, minutes: int | None) -> None:
+        """DIGEST: hold the game chats' plain announcements for ``minutes`` (None: off)."""
+        self.session.execute(
+            update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(digest_minutes=minutes)
+        )
+
+    def hold(self, number_id: int, chat_key: str | None, body: str, now: datetime) -> None:
+        """Keep ``body`` for the number's next digest."""
+        self.session.add(SmsHeldRow(number_id=number_id, chat_key=chat_key, body=body, held_at=now))
+        self.session.flush()
+
+    def take_held(self, number_id: int) -> list[tuple[str | None, str]]:
+        """The number's held announcements, oldest first, (chat, text) each; forgotten here."""
+        rows = self.session.scalars(
+            select(SmsHeldRow).where(SmsHeldRow.number_id == number_id).order_by(SmsHeldRow.id)
+        ).all()
+        for row in rows:
+            self.session.delete(row)
+        self.session.flush()
+        return [(row.chat_key, row.body) for row in rows]
+
+    def digests_due(self, now: datetime) -> list[Number]:
+        """The numbers whose oldest held announcement has waited their digest's minutes."""
+        oldest = (
+            select(SmsHeldRow.number_id, func.min(SmsHeldRow.held_at).label("since"))
+            .group_by(SmsHeldRow.number_id)
+            .subquery()
+        )
+        rows = self.session.execute(
+            select(SmsNumberRow, oldest.c.since).join(oldest, oldest.c.number_id == SmsNumberRow.id)
+        ).all()
+        due = []
+        for row, since in rows:
+            minutes = row.digest_minutes or 0
+            if since is not None and (now - since).total_seconds() >= minutes * 60:
+                due.append(_number(row))
+        return due
+
+    def play_in(self, number_id: int, chat_key: str, now: datetime) -> None:
+        """The number plays in ``chat_key`` from now on and gets its announcements."""
+        self.session.execute(
+            update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(current_chat=chat_key)
+        )
+        if self.session.get(SmsMemberRow, (number_id, chat_key)) is None:
+            self.session.add(SmsMemberRow(number_id=number_id, chat_key=chat_key, joined_at=now))
+        self.clear_choices(number_id)
+        self.session.flush()
+
+    def members(self, chat_key: str) -> list[Number]:
+        """The numbers that receive ``chat_key``'s announcements, opted out or not."""
+        rows = self.session.scalars(
+            select(SmsNumberRow)
+            .join(SmsMemberRow, SmsMemberRow.number_id == SmsNumberRow.id)
+            .where(SmsMemberRow.chat_key == chat_key)
+            .order_by(SmsNumberRow.id)
+        ).all()
+        return [_number(row) for row in rows]
+
+    def forget(self, number_id: int) -> bool:
+        """Erase the number and everything kept about it (its memberships, choices, held
+        news and the pictures it sent; the texts sent stay counted for their games, no
+        longer tied to it)."""
+        for table in (SmsMemberRow, SmsChoiceRow, SmsHeldRow, SmsMediaRow):
+            self.session.execute(delete(table).where(table.number_id == number_id))
+        self.session.execute(
+            update(SmsMessageRow).where(SmsMessageRow.number_id == number_id).values(number_id=None)
+        )
+        result = self.session.execute(delete(SmsNumberRow).where(SmsNumberRow.id == number_id))
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    # ----- pictures (MMS) -----
+
+    def add_media(
+        self, content_type: str, data: bytes, now: datetime, number_id: int | None = None
+    ) -> tuple[int, str]:
+        """Keep a picture a number sent; its id and its unguessable token."""
+        row = SmsMediaRow(
+            token=secrets.token_urlsafe(24),
+            number_id=number_id,
+            content_type=content_type,
+            data=data,
+            received_at=now,
+        )
+        self.session.add(row)
+        self.session.flush()
+        return row.id, row.token
+
+    def media(self, media_id: int) -> tuple[str, bytes, str] | None:
+        """A kept picture's content type, bytes and token."""
+        row = self.session.get(SmsMediaRow, media_id)
+        return None if row is None else (row.content_type, row.data, row.token)
+
+    def media_by_token(self, token: str) -> tuple[str, bytes] | None:
+        """A kept picture's content type and bytes, by its token."""
+        row = self.session.scalars(
+            select(SmsMediaRow).where(SmsMediaRow.token == token)
+        ).one_or_none()
+        return None if row is None else (row.content_type, row.data)
+
+    # ----- join codes -----
+
+    def code_for(self, chat_key: str) -> str | None:
+        return self.session.scalars(
+            select(SmsCodeRow.code).where(SmsCodeRow.chat_key == chat_key)
+        ).one_or_none()
+
+    def chat_of_code(self, code: str) -> str | None:
+        row = self.session.get(SmsCodeRow, code)
+        return None if row is None else row.chat_key
+
+    def new_game_code(self, now: datetime) -> str:
+        """A fresh join code for a new game of SMS players, whose chat is ``sms:@CODE``."""
+        for _ in range(100):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if self.add_code(code, GROUP_PREFIX + code, now):
+                return code
+        raise RuntimeError("no free join code")  # 31**4 codes: practically never
+
+    def code_of_chat(self, chat_key: str, now: datetime) -> str:
+        """The join code of ``chat_key`` (a Telegram group inviting SMS players), made on
+        first use."""
+        code = self.code_for(chat_key)
+        if code is not None:
+            return code
+        for _ in range(100):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if self.add_code(code, chat_key, now):
+                return code
+        raise RuntimeError("no free join code")
+
+    def add_code(self, code: str, chat_key: str, now: datetime) -> bool:
+        """Give ``chat_key`` the join code ``code``; False when the code is taken."""
+        if self.session.get(SmsCodeRow, code) is not None:
+            return False
+        self.session.add(SmsCodeRow(code=code, chat_key=chat_key, created_at=now))
+        self.session.flush()
+        return True
+
+    # ----- numbered choices -----
+
+    def offer(
+        self,
+        number_id: int,
+        chat: str,
+        labelled: Sequence[tuple[str, str]],
+        message_ref: str,
+        now: datetime,
+    ) -> list[Choice]:
+        """Offer ``labelled`` (label, data) pairs under a message in ``chat``; return them
+        numbered. A message in the number's private chat (``chat`` is its own ref: an answer,
+        cards, a confirmation) replaces every pending choice and numbers from 1; a game
+        chat's replaces the game chats' and numbers after the private ones still pending."""
+        mine = self.session.scalars(
+            select(SmsChoiceRow).where(SmsChoiceRow.number_id == number_id)
+        ).all()
+        private = chat == ref_of(number_id)
+        for row in mine:
+            if private or row.chat != ref_of(number_id):
+                self.session.delete(row)
+        self.session.flush()
+        if not labelled:
+            return []
+        highest = self.session.scalar(
+            select(func.max(SmsChoiceRow.position)).where(SmsChoiceRow.number_id == number_id)
+        )
+        start = (highest or 0) + 1
+        offered = [
+            Choice(start + i, chat, label[:200], data, message_ref)
+            for i, (label, data) in enumerate(labelled)
+        ]
+        for choice in offered:
+            self.session.add(
+                SmsChoiceRow(
+                    number_id=number_id,
+                    position=choice.position,
+                    chat=chat,
+                    label=choice.label,
+                    data=choice.data,
+                    message_ref=message_ref,
+                    made_at=now,
+                )
+            )
+        self.session.flush()
+        return offered
+
+    def withdraw(self, number_id: int, message_ref: str) -> None:
+        """The choices under the message ``message_ref`` are spent (its keyboard went)."""
+        self.session.execute(
+            delete(SmsChoiceRow).where(
+                SmsChoiceRow.number_id == number_id, SmsChoiceRow.message_ref == message_ref
+            )
+        )
+
+    def choices(self, number_id: int) -> list[Choice]:
+        rows = self.session.scalars(
+            select(SmsChoiceRow)
+            .where(SmsChoiceRow.number_id == number_id)
+            .order_by(SmsChoiceRow.position)
+        ).all()
+        return [Choice(r.position, r.chat, r.label, r.data, r.message_ref) for r in rows]
+
+    def clear_choices(self, number_id: int) -> None:
+        self.session.execute(delete(SmsChoiceRow).where(SmsChoiceRow.number_id == number_id))
+
+    # ----- texts sent -----
+
+    def sent(
+        self,
+        number_id: int | None,
+        chat_key: str | None,
+        segments: int,
+        sid: str | None,
+        status: str,
+        now: datetime,
+        delivery_id: int | None = None,
+    ) -> None:
+        """Count a text sent to the number for ``chat_key``'s game (for the outbox entry
+        ``delivery_id``, if any)."""
+        self.session.add(
+            SmsMessageRow(
+                sid=sid,
+                number_id=number_id,
+                chat_key=chat_key,
+                segments=segments,
+                status=status,
+                sent_at=now,
+                delivery_id=delivery_id,
+            )
+        )
+        self.session.flush()
+
+    def status(self, sid: str, status: str, now: datetime) -> bool:
+        """Record a delivery status callback; False for an unknown message. A final status
+        is never replaced by an earlier one arriving late."""
+        row = self.session.scalars(
+            select(SmsMessageRow).where(SmsMessageRow.sid == sid)
+        ).one_or_none()
+        if row is None:
+            return False
+        if row.status in FINAL_STATUSES and status not in FINAL_STATUSES:
+            return True
+        row.status = status[:24]
+        row.status_at = now
+        self.session.flush()
+        return True
+
+    def texted(self, delivery_id: int) -> set[int]:
+        """The numbers the outbox entry ``delivery_id`` was texted to already."""
+        rows = self.session.scalars(
+            select(SmsMessageRow.number_id).where(SmsMessageRow.delivery_id == delivery_id)
+        )
+        return {number_id for number_id in rows if number_id is not None}
+
+    def counts(self, chat_key: str) -> tuple[int, int]:
+        """Texts and segments sent for ``chat_key``'s games."""
+        texts, segments = self.session.execute(
+            select(
+                func.count(SmsMessageRow.id), func.coalesce(func.sum(SmsMessageRow.segments), 0)
+            ).where(SmsMessageRow.chat_key == chat_key)
+        ).one()
+        return int(texts), int(segments)

@@ -1,0 +1,36 @@
+"""The composition root with the SMS channel configured: its routes on the one web server,
+sharing the Telegram channel's drive loop and outbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hideseek_chat import app as app_module
+from hideseek_chat.config import Config, SmsSettings
+from hideseek_chat.sms.gateway import Gateway
+from hideseek_chat.telegram.bot import channel_of
+from tests.telegram.factories import TOKEN
+from tests.telegram.fakes import RecordingRequest
+
+
+async def test_the_sms_routes_are_served_when_the_gateway_is_configured(tmp_path: Path) -> None:
+    sms = SmsSettings("AC" + "1" * 32, "token", "+41790000000", "https://bot.example.org")
+    config = Config(telegram_token=TOKEN, data_dir=tmp_path, sms=sms)
+    app = app_module.build(config, request=RecordingRequest())
+    try:
+        assert app.sms is not None
+        assert channel_of(app.telegram).also is app.sms
+        paths = [getattr(r, "path", None) for r in app_module.web_routes(app)]
+        assert paths == ["/sms", "/sms/status", "/sms/media/{token}", "/healthz", "/readyz", "/metrics"]
+        gateway = app.sms.gateway
+        assert isinstance(gateway, Gateway)
+        assert gateway.settings.status_url == "https://bot.example.org/sms/status"
+    finally:
+        app.engine.dispose()
+    plain = app_module.build(
+        Config(telegram_token=TOKEN, data_dir=tmp_path), request=RecordingRequest()
+    )
+    try:
+        assert plain.sms is None and channel_of(plain.telegram).also is None
+    finally:
+        plain.engine.dispose()

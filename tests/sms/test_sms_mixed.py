@@ -1,0 +1,134 @@
+"""A mixed game: a Telegram group's admin invites a player by text (``/invite +41…``), who
+joins by the code and plays by SMS; the Telegram players see their moves in the group, the
+SMS player gets the group's announcements by text. One drive loop, one outbox."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from hideseek_chat.sms.channel import SmsChannel
+from hideseek_chat.sms.gateway import Gateway, GatewaySettings
+from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.telegram.bot import channel_of
+from tests.sms.fakes import ACCOUNT, BOT_NUMBER, TOKEN, FakeGateway
+from tests.telegram.e2e import telegram
+from tests.telegram.factories import GROUP
+
+DAVE = "+41791234564"
+
+
+async def test_a_telegram_game_with_a_player_by_text(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    async with telegram(uow_factory) as tg:
+        shared = channel_of(tg.app)
+        settings = GatewaySettings(ACCOUNT, TOKEN, BOT_NUMBER, base_url=gateway.url)
+        sms = SmsChannel(
+            uow_factory, Gateway(settings), tg.clock.now, driver_of=lambda: shared.driver(tg.bot)
+        )
+        shared.also = sms
+        count = 0
+
+        async def text(body: str) -> None:
+            nonlocal count
+            count += 1
+            await sms.receive_form(f"SMmixed{count:04d}", DAVE, body)
+            await sms.lanes.join()
+            await shared.settle()
+
+        await tg.new_game()
+        mark = tg.mark()
+        await tg.send("Bob", "/invite +41 79 123 45 64")
+        assert "admin" in tg.texts(since=mark).lower(), "only the admin invites"
+        assert gateway.to(DAVE) == []
+        await tg.send("Alice", "/invite +41 79 123 45 64")
+        [invitation] = gateway.to(DAVE)
+        found = re.search(r"JOIN ([A-Z0-9]{4})", invitation)
+        assert found is not None
+        assert "went out" in tg.texts(since=mark)
+        assert "123 45 64" not in tg.texts() and "1234564" not in tg.texts()
+
+        await text("NAME Dave")
+        await text(f"join {found.group(1)}")
+        assert "Dave joined" in tg.texts(), "the Telegram players see the move"
+        assert any("Dave joined" in t for t in gateway.to(DAVE))
+
+        # A reply to a Telegram player in the group (a refusal) costs Dave no text.
+        texts_before = len(gateway.to(DAVE))
+        mark = tg.mark()
+        await tg.send("Bob", "/begin")
+        assert "admin" in tg.texts(since=mark).lower()
+        assert len(gateway.to(DAVE)) == texts_before
+
+        mark = tg.mark()
+        await tg.send("Alice", "/begin")
+        assert "The game is on!" in tg.texts(since=mark)
+        assert any("The game is on!" in t for t in gateway.to(DAVE)), "announcements by SMS"
+        assert not any(t.startswith("Status") for t in gateway.to(DAVE)), "no pinned status"
+
+        # Dave's STATUS is answered to Dave alone, not in the group.
+        mark = tg.mark()
+        await text("status")
+        assert "Status" in gateway.to(DAVE)[-1]
+        assert tg.texts(since=mark) == ""
+        # A typed pin reaches the game privately.
+        await text("36.14000, -97.08000")
+        assert "Got your location" in gateway.to(DAVE)[-1]
+        assert "36.14" not in tg.texts()
+
+        # A text stored and left pending is applied by the Telegram channel's resume, which
+        # hands it to the SMS channel instead of reading it as a Telegram update.
+        from datetime import UTC, datetime
+
+        from hideseek_chat.sms.channel import SmsIn, lane_of
+
+        left = SmsIn("SMleftover", DAVE, "NAME David")
+        rows = [("sms:SMleftover", lane_of(DAVE), left.payload())]
+        shared.driver(tg.bot).conversation.store_updates(rows, datetime.now(UTC))
+        await shared.resume(tg.bot)
+        await shared.lanes.join()
+        await sms.lanes.join()
+        assert gateway.to(DAVE)[-1] == "Others now see you as David."
+
+
+async def test_a_retry_after_telegram_failed_does_not_text_again(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    """An announcement texted to the SMS player, then refused by Telegram for a while
+    (502): the outbox tries it again, and the SMS player is not texted a second time."""
+    from hideseek_chat.store.models import SmsMessageRow
+
+    async with telegram(uow_factory) as tg:
+        shared = channel_of(tg.app)
+        settings = GatewaySettings(ACCOUNT, TOKEN, BOT_NUMBER, base_url=gateway.url)
+        sms = SmsChannel(
+            uow_factory, Gateway(settings), tg.clock.now, driver_of=lambda: shared.driver(tg.bot)
+        )
+        shared.also = sms
+        await tg.new_game()
+        await tg.send("Alice", "/invite +41 79 123 45 64")
+        found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
+        assert found is not None
+        await sms.receive_form("SMretry0001", DAVE, f"join {found.group(1)}")
+        await sms.lanes.join()
+        await shared.settle()
+
+        for _ in range(3):  # the group's messages fail while Telegram is away
+            tg.api.fail("sendMessage", 502, "Bad Gateway", chat_id=GROUP)
+        mark = tg.mark()
+        tg.problems.setLevel(logging.ERROR)  # the failures are warnings, as they should be
+        await tg.send("Alice", "/begin")
+        await tg.wait(timedelta(minutes=3))
+        tg.problems.setLevel(logging.WARNING)
+        assert "The game is on!" in tg.texts(since=mark), "Telegram got it on a retry"
+        on = [t for t in gateway.to(DAVE) if "The game is on!" in t]
+        assert len(on) == 1, "texted once, not once per try"
+        with uow_factory() as uow:
+            rows = uow.session.scalars(
+                select(SmsMessageRow).where(SmsMessageRow.delivery_id.is_not(None))
+            ).all()
+            assert rows, "the texts of announcements name their outbox entry"

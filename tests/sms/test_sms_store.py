@@ -1,0 +1,75 @@
+"""The SMS rows on SQLite and PostgreSQL: numbers, choices per number and chat, members,
+delivery statuses, counts and erasure."""
+
+from __future__ import annotations
+
+from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.sms import number_id_of, ref_of
+from tests.chat.play import START
+
+A, B = "+41791234561", "+41791234562"
+
+
+def test_numbers_are_made_once_and_refs_never_hold_them(uow_factory: UnitOfWorkFactory) -> None:
+    with uow_factory() as uow:
+        first = uow.sms.number(A, START)
+        again = uow.sms.number(A, START)
+        assert first is not None and again is not None and first.id == again.id
+        assert A not in first.ref and number_id_of(first.ref) == first.id
+        assert uow.sms.number(B, START, create=False) is None
+        uow.commit()
+    assert number_id_of("tg:5") is None and number_id_of("sms:@K7QX") is None
+    assert ref_of(3) == "sms:3"
+
+
+def test_private_choices_replace_all_and_group_ones_come_after(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    with uow_factory() as uow:
+        number = uow.sms.number(A, START)
+        assert number is not None
+        group = "sms:@K7QX"
+        made = uow.sms.offer(number.id, group, [("Join", "j")], "m1", START)
+        assert [c.position for c in made] == [1]
+        mine = uow.sms.offer(number.id, number.ref, [("Yes", "y"), ("No", "n")], "m2", START)
+        assert [c.position for c in mine] == [1, 2]  # the private message replaced all
+        later = uow.sms.offer(number.id, group, [("Arrived", "a")], "m3", START)
+        assert [c.position for c in later] == [3]  # after the private ones still pending
+        assert [c.label for c in uow.sms.choices(number.id)] == ["Yes", "No", "Arrived"]
+        uow.sms.withdraw(number.id, "m2")
+        assert [c.label for c in uow.sms.choices(number.id)] == ["Arrived"]
+        uow.sms.play_in(number.id, group, START)
+        assert uow.sms.choices(number.id) == []
+        uow.commit()
+
+
+def test_members_codes_statuses_counts_and_erasure(uow_factory: UnitOfWorkFactory) -> None:
+    group = "sms:@AB23"
+    with uow_factory() as uow:
+        a, b = uow.sms.number(A, START), uow.sms.number(B, START)
+        assert a is not None and b is not None
+        assert uow.sms.add_code("AB23", group, START)
+        assert not uow.sms.add_code("AB23", "sms:@other", START)
+        assert uow.sms.chat_of_code("AB23") == group and uow.sms.code_for(group) == "AB23"
+        uow.sms.play_in(a.id, group, START)
+        uow.sms.play_in(b.id, group, START)
+        uow.sms.play_in(b.id, group, START)  # twice: one membership
+        assert [m.id for m in uow.sms.members(group)] == [a.id, b.id]
+        uow.sms.sent(a.id, group, 2, "SM1", "sent", START)
+        uow.sms.sent(b.id, group, 1, "SM2", "sent", START)
+        uow.sms.sent(b.id, None, 1, None, "failed", START)
+        assert uow.sms.status("SM1", "delivered", START)
+        assert uow.sms.status("SM1", "sent", START)  # late, earlier: ignored
+        assert not uow.sms.status("SMnope", "delivered", START)
+        assert uow.sms.counts(group) == (2, 3)
+        uow.sms.opt(a.id, out=True)
+        refreshed = uow.sms.by_id(a.id)
+        assert refreshed is not None and refreshed.opted_out
+        uow.commit()
+    with uow_factory() as uow:
+        assert uow.sms.forget(a.id)
+        uow.commit()
+    with uow_factory() as uow:
+        assert uow.sms.number(A, START, create=False) is None
+        assert [m.id for m in uow.sms.members(group)] == [b.id]
+        assert uow.sms.counts(group) == (2, 3)  # the game's count stays, without the number
