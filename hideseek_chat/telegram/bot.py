@@ -21,10 +21,6 @@ from typing import Any, Protocol, TypeAlias
 
 from telegram import (
     Bot,
-    BotCommand,
-    BotCommandScope,
-    BotCommandScopeAllGroupChats,
-    BotCommandScopeAllPrivateChats,
     Update,
 )
 from telegram.ext import (
@@ -42,7 +38,6 @@ from hideseek_chat.chat import routes
 from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import REPLYING, Capabilities, Channel, Driver, background_pool
-from hideseek_chat.chat.i18n import LANGUAGES, Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import AnswerButton, BotRights, Inbound, Outbound, SendText
 from hideseek_chat.chat.pacing import Pacer
@@ -147,15 +142,14 @@ class TelegramChannel:
         #: the bot's rights per group, as Telegram last told them (membership updates and
         #: ``getChatMember``); the fallback when ``getChatMember`` fails
         self.rights: dict[str, BotRights] = {}
+        #: another channel sharing this drive loop (SMS): it gets every action for a chat
+        #: that is not Telegram's, and the texts to Telegram groups (for its members there)
+        self.also: SharingChannel | None = None
 
     @property
     def current_driver(self) -> Driver | None:
         """The drive loop once ``driver`` made it (the bot knows its username), else None."""
         return self._driver
-
-        #: another channel sharing this drive loop (SMS): it gets every action for a chat
-        #: that is not Telegram's, and the texts to Telegram groups (for its members there)
-        self.also: SharingChannel | None = None
 
     def driver(self, bot: Bot) -> Driver:
         """Return the drive loop, making the conversation for ``bot``'s username first."""
@@ -455,46 +449,6 @@ def lane_of(raw: dict[str, Any]) -> str:
 def _kind(raw: dict[str, Any]) -> str:
     """What kind of update ``raw`` is, for a log line (never its content)."""
     return next((name for name in raw if name != "update_id"), "empty")
-
-
-#: One command menu per kind of chat, each listing what can be done there.
-MENU_SCOPES: tuple[tuple[routes.Where, BotCommandScope], ...] = (
-    (routes.Where.GROUP, BotCommandScopeAllGroupChats()),
-    (routes.Where.PRIVATE, BotCommandScopeAllPrivateChats()),
-)
-
-
-def command_menu(language: str, where: routes.Where) -> list[BotCommand]:
-    """The command menu of a ``where`` chat (group or private) in ``language``."""
-    fmt = Formatter(language)
-    return [BotCommand(name, fmt.t(description)) for name, description in routes.menu(where)]
-
-
-def command_menus() -> list[tuple[BotCommandScope, str | None, list[BotCommand]]]:
-    """Every command menu to set: one for groups and one for private chats, in English for
-    everyone (no language code) and in each shipped language for apps set to it."""
-    return [
-        (scope, None if language == "en" else language, command_menu(language, where))
-        for where, scope in MENU_SCOPES
-        for language in LANGUAGES
-    ]
-
-
-#: What the start-up log says when the bot cannot read a group's messages.
-PRIVACY_WARNING = (
-    "privacy mode is on: in groups where the bot is not an admin, players' live locations "
-    "and files never reach it; fix: BotFather /setprivacy -> Disable (then re-add the bot "
-    "to its groups), or make the bot an admin of each group"
-)
-
-
-def check_privacy(bot: Bot) -> bool:
-    """Log one warning when the bot cannot read all group messages (``getMe``); return
-    whether it can."""
-    if bot.can_read_all_group_messages:
-        return True
-    log.warning(PRIVACY_WARNING)
-    return False
 
 
 async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

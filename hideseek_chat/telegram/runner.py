@@ -40,11 +40,10 @@ from hideseek_chat.telegram.bot import (
     TelegramApp,
     TelegramChannel,
     channel_of,
-    check_privacy,
-    command_menus,
     lane_of,
 )
 from hideseek_chat.telegram.limits import retry_seconds
+from hideseek_chat.telegram.setup import check_privacy, command_menus
 
 log = logging.getLogger(__name__)
 
