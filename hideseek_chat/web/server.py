@@ -43,11 +43,8 @@ def telegram_route(path: str, secret: str, receive: Receive) -> Route:
         given = request.headers.get(SECRET_HEADER, "")
         if not hmac.compare_digest(given.encode(), secret.encode()):
             return PlainTextResponse("forbidden", status_code=403)
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            return PlainTextResponse("too large", status_code=413)
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
+        body = await capped_body(request, MAX_BODY_BYTES)
+        if body is None:
             return PlainTextResponse("too large", status_code=413)
         try:
             update = json.loads(body)
@@ -64,6 +61,22 @@ def telegram_route(path: str, secret: str, receive: Receive) -> Route:
         return Response(status_code=200)
 
     return Route("/" + path.lstrip("/"), webhook, methods=["POST"])
+
+
+async def capped_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None when it is larger than ``limit`` bytes (by its declared
+    length, or as it streams in: a body is never read past the limit)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def make_app(routes: Sequence[BaseRoute]) -> Starlette:

@@ -27,6 +27,8 @@ from twilio.request_validator import (
     get_signature_algorithm,
 )
 
+from hideseek_chat.web.server import capped_body
+
 log = logging.getLogger(__name__)
 
 #: The largest form accepted (a text is at most 1600 characters; Twilio adds ~30 fields).
@@ -73,11 +75,8 @@ async def _signed_form(
     signature = request.headers.get(SIGNATURE_HEADER, "")
     if not signature or len(signature) > 200:
         return PlainTextResponse("forbidden", status_code=403)
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return PlainTextResponse("too large", status_code=413)
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
+    body = await capped_body(request, MAX_BODY_BYTES)
+    if body is None:
         return PlainTextResponse("too large", status_code=413)
     try:
         pairs = parse_qsl(

@@ -41,6 +41,7 @@ from hideseek_chat.chat.model import ChatKind, Sender, TrackerIn
 from hideseek_chat.chat.tracker_links import APPS, PREFIX
 from hideseek_chat.store.trackers import Holder, token_hash
 from hideseek_chat.web import tracker_formats as formats
+from hideseek_chat.web.server import capped_body
 from hideseek_chat.web.tracker_formats import BadPing, Fix, Ignored
 
 log = logging.getLogger(__name__)
@@ -176,7 +177,7 @@ def tracker_routes(
             return PlainTextResponse(
                 "too many pings", status_code=429, headers={"Retry-After": str(math.ceil(wait))}
             )
-        body = await _body(request)
+        body = await capped_body(request, MAX_BODY_BYTES)
         if body is None:
             return PlainTextResponse("too large", status_code=413)
         try:
@@ -238,21 +239,6 @@ async def _parse(request: Request, app: str, body: bytes, now: datetime) -> Fix:
     if app == "traccar":
         return formats.osmand(params, body, now)
     return formats.gpslogger(params, now)
-
-
-async def _body(request: Request) -> bytes | None:
-    """The body, or None when it is larger than ``MAX_BODY_BYTES`` (read no further)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _basic_password(request: Request) -> str:
