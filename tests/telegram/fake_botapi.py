@@ -39,24 +39,31 @@ BOT_USER = {
     "can_read_all_group_messages": True,
     "supports_inline_queries": False,
 }
+
+
+def admin_member(user: dict[str, Any]) -> dict[str, Any]:
+    """``user`` as a group admin allowed everything the game uses (``getChatMember``)."""
+    return {
+        "status": "administrator",
+        "user": user,
+        "can_be_edited": False,
+        "is_anonymous": False,
+        "can_manage_chat": True,
+        "can_delete_messages": True,
+        "can_manage_video_chats": False,
+        "can_restrict_members": False,
+        "can_promote_members": False,
+        "can_change_info": False,
+        "can_invite_users": True,
+        "can_post_stories": False,
+        "can_edit_stories": False,
+        "can_delete_stories": False,
+        "can_pin_messages": True,
+    }
+
+
 #: The bot as a group admin allowed everything the game uses.
-ADMIN_MEMBER: dict[str, Any] = {
-    "status": "administrator",
-    "user": BOT_USER,
-    "can_be_edited": False,
-    "is_anonymous": False,
-    "can_manage_chat": True,
-    "can_delete_messages": True,
-    "can_manage_video_chats": False,
-    "can_restrict_members": False,
-    "can_promote_members": False,
-    "can_change_info": False,
-    "can_invite_users": True,
-    "can_post_stories": False,
-    "can_edit_stories": False,
-    "can_delete_stories": False,
-    "can_pin_messages": True,
-}
+ADMIN_MEMBER = admin_member(BOT_USER)
 #: The bot as a plain member of a group (not an admin).
 PLAIN_MEMBER: dict[str, Any] = {"status": "member", "user": BOT_USER}
 SENDS = frozenset({"sendMessage", "sendPhoto", "sendDocument", "sendLocation"})

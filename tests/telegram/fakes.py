@@ -16,6 +16,7 @@ from hideseek_chat.chat.model import Inbound, Outbound
 from hideseek_chat.chat.pacing import Pacer
 from hideseek_chat.telegram.limits import PacingLimiter
 from tests.telegram.factories import BOT_ID, BOT_USERNAME, SENT_AT, chat
+from tests.telegram.fake_botapi import admin_member
 
 BOT_USER = {
     "id": BOT_ID,
@@ -28,23 +29,7 @@ BOT_USER = {
 }
 
 #: The bot as a group admin allowed everything the game uses (``getChatMember``).
-ADMIN_MEMBER: dict[str, Any] = {
-    "status": "administrator",
-    "user": BOT_USER,
-    "can_be_edited": False,
-    "is_anonymous": False,
-    "can_manage_chat": True,
-    "can_delete_messages": True,
-    "can_manage_video_chats": False,
-    "can_restrict_members": False,
-    "can_promote_members": False,
-    "can_change_info": False,
-    "can_invite_users": True,
-    "can_post_stories": False,
-    "can_edit_stories": False,
-    "can_delete_stories": False,
-    "can_pin_messages": True,
-}
+ADMIN_MEMBER = admin_member(BOT_USER)
 #: The bot as a plain member of a group (not an admin).
 PLAIN_MEMBER: dict[str, Any] = {"status": "member", "user": BOT_USER}
 
