@@ -95,6 +95,14 @@ def _serve(args: argparse.Namespace, config: Config) -> int:
         config.require_telegram_token()
     if args.command == "webhook":
         config.require_webhook_url()
+    elif config.webhook_url:
+        # Polling deletes the webhook: a `run` beside a `webhook` process would take the
+        # updates from it, and the two would fight over them.
+        raise ConfigError(
+            "WEBHOOK_URL is set, so Telegram delivers updates to the webhook: start "
+            "`hideseek-chat webhook`, or unset WEBHOOK_URL to use long polling "
+            "(PUBLIC_URL gives tracker apps their address)."
+        )
     # Libraries at WARNING (httpx logs every request URL at INFO, and the Bot API's URLs
     # contain the token), HIDESEEK_LOG_LEVEL and HIDESEEK_LOG_FORMAT (text or json).
     try:

@@ -98,6 +98,9 @@ class Bot:
 
     def start(self) -> None:
         env = {**self.env, "PORT": str(self.port), "HOST": "127.0.0.1"}
+        if self.mode == "run":  # long polling refuses to start where a webhook is configured
+            env.pop("WEBHOOK_URL", None)
+            env.pop("WEBHOOK_SECRET", None)
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "hideseek_chat", self.mode],

@@ -101,6 +101,19 @@ def test_webhook_needs_its_url(env: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     assert err.count("\n") == 1 and "WEBHOOK_URL is not set" in err
 
 
+def test_run_refuses_to_poll_where_a_webhook_is_configured(
+    env: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Procfile's `worker` started beside its `web` would delete the webhook and take the
+    updates: `run` stops at once with the fix instead."""
+    env.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    env.setenv("WEBHOOK_URL", "https://bot.example.org/hook")
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hideseek-chat webhook" in err
+    assert not (tmp_path / "hideseek.sqlite3").exists()  # nothing was built
+
+
 def test_run_migrates_and_polls_for_the_updates_the_bot_reads(
     env: pytest.MonkeyPatch, tmp_path: Path, never_run: dict[str, dict[str, Any]]
 ) -> None:
