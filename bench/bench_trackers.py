@@ -162,7 +162,12 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
     floor_cpu = (time.process_time() - cpu_floor) / pings * 1000
     print(f"{'':<9} this process: {floor_cpu:.2f} ms of CPU an insert")
 
-    async def post_all(n_clients: int, total: int) -> tuple[list[float], float]:
+    def server_cpu() -> float:
+        return sum(_cpu_seconds(child.pid) for child in children)
+
+    async def post_all(n_clients: int, total: int) -> tuple[list[float], float, float, float]:
+        """The latencies, the wall time, and the servers' and this client's CPU seconds, all
+        after the warm-up (its first-time costs: each game's state, prepared statements)."""
         samples: list[float] = []
         left = itertools.count()
         limits = httpx.Limits(max_connections=n_clients, max_keepalive_connections=n_clients)
@@ -181,19 +186,20 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
                 address, params = url()
                 await client.post(address, params=params)
             began = time.perf_counter()
+            cpu, client_cpu = server_cpu(), time.process_time()
             await asyncio.gather(*(one_client() for _ in range(n_clients)))
-            return samples, time.perf_counter() - began
+            wall = time.perf_counter() - began
+            return samples, wall, server_cpu() - cpu, time.process_time() - client_cpu
 
     try:
         for n_clients in (1, clients):
-            cpu = sum(_cpu_seconds(child.pid) for child in children)
-            samples, wall = asyncio.run(post_all(n_clients, pings))
-            used = sum(_cpu_seconds(child.pid) for child in children) - cpu
+            samples, wall, used, client_used = asyncio.run(post_all(n_clients, pings))
             _report(f"http {n_clients}", samples, wall, floor_rate)
-            per_ping = used / (len(samples) + 200) * 1000
+            per_ping = used / len(samples) * 1000
+            client_cpu = client_used / len(samples) * 1000
             print(
                 f"{'':<9} the servers' processes: {per_ping:.2f} ms of CPU a ping"
-                f" ({per_ping / floor_cpu:.1f} times the floor's)"
+                f" ({per_ping / floor_cpu:.1f} times the floor's); the client {client_cpu:.2f} ms"
             )
     finally:
         stop.set()
