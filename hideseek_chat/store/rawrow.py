@@ -29,6 +29,7 @@ class _Compiled:
     """A statement compiled for one dialect, with its processors (the result's known once
     the driver has named its columns' types)."""
 
+    statement: Any  # kept, so that its id (the cache's key) is never reused
     sql: str
     construct: Callable[[Mapping[str, Any]], dict[str, Any]]
     binds: tuple[tuple[str, Callable[[Any], Any]], ...]
@@ -43,16 +44,17 @@ def _compile(statement: Select[Any], dialect: Dialect) -> _Compiled:
     compiled = statement.compile(dialect=dialect)
     if "POSTCOMPILE" in compiled.string or compiled.escaped_bind_names:
         raise ValueError("first_row takes plain named parameters only")
-    binds = []
+    binds: dict[str, Callable[[Any], Any]] = {}  # by name: a name may be bound twice
     for bind, name in compiled.bind_names.items():
         processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
         if processor is not None:
-            binds.append((name, processor))
+            binds[name] = processor
 
     def construct(values: Mapping[str, Any]) -> dict[str, Any]:
         return dict(compiled.construct_params(dict(values)))
 
-    return _Compiled(compiled.string, construct, tuple(binds), tuple(statement.selected_columns))
+    columns = tuple(statement.selected_columns)
+    return _Compiled(statement, compiled.string, construct, tuple(binds.items()), columns)
 
 
 def _results(prepared: _Compiled, dialect: Dialect, description: Sequence[Any]) -> None:
