@@ -8,12 +8,15 @@ seekers each posting Traccar Client (OsmAnd) pings, far from the zone:
 * ``http 1``: one client posting pings one after another to the real web server (uvicorn,
   Starlette, ``web.trackers``) on 127.0.0.1, run in a process of its own as the bot runs:
   token check and last-heard (one statement), the ping through ``Conversation.handle`` in
-  the drive loop's threads, the answer;
+  the drive loop's threads, the answer. The client is a minimal HTTP/1.1 keep-alive client
+  on asyncio streams (httpx took 1.1 ms of CPU a ping, as much as the server, on the same
+  cores);
 * ``http N``: ``--clients`` clients posting at once (keep-alive connections), the store
   calls in ``STORE_THREADS`` threads as the bot runs them; with ``--servers``, that many
   worker processes share the port (as N workers behind one URL).
 
-Reported: pings/s, the ratio to the floor, p50 and p99 latency seen by the client. The
+Reported: pings/s, the ratio to the floor, p50 and p99 latency seen by the client, and the
+CPU time a ping costs the server's processes (an insert costs the floor's). The
 rate cap is raised for the run (a real token is held to 120 a minute). Targets (issue 20):
 >= 1,000 pings/s, p99 <= 10 ms.
 
@@ -32,6 +35,7 @@ import asyncio
 import itertools
 import multiprocessing
 import os
+import re
 import socket
 import statistics
 import sys
@@ -43,11 +47,10 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import httpx
 from sqlalchemy import Engine, Table, create_engine, insert, text
 
 from bench.bench_store import SEEKER_AT, Game
@@ -118,6 +121,15 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
     base = datetime.now(UTC) - timedelta(hours=1)
     counter = itertools.count(1)
 
+    def request() -> bytes:
+        """The next ping: a Traccar Client POST, parameters in the query, empty body."""
+        address, params = url()
+        path = address.removeprefix(f"http://127.0.0.1:{PORT}")
+        return (
+            f"POST {path}?{urlencode(params)} HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n"
+            "User-Agent: bench\r\nContent-Length: 0\r\n\r\n"
+        ).encode()
+
     def url() -> tuple[str, dict[str, str]]:
         n = next(counter)
         token = tokens[n % len(tokens)]
@@ -136,6 +148,7 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
     raw = insert(table)
     floor: list[float] = []
     began_all = time.perf_counter()
+    cpu_floor = time.process_time()
     for n in range(pings):
         began = time.perf_counter()
         with engine.begin() as connection:
@@ -157,37 +170,60 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
             )
         floor.append(time.perf_counter() - began)
     floor_rate = _report("floor", floor, time.perf_counter() - began_all, None)
+    floor_cpu = (time.process_time() - cpu_floor) / pings * 1000
+    print(f"{'':<9} this process: {floor_cpu:.2f} ms of CPU an insert")
 
-    async def post_all(n_clients: int, total: int) -> tuple[list[float], float]:
+    def server_cpu() -> float:
+        return sum(_cpu_seconds(child.pid) for child in children)
+
+    async def post_all(n_clients: int, total: int) -> tuple[list[float], float, float, float]:
+        """The latencies, the wall time, and the servers' and this client's CPU seconds, all
+        after the warm-up (its first-time costs: each game's state, prepared statements)."""
         samples: list[float] = []
         left = itertools.count()
-        limits = httpx.Limits(max_connections=n_clients, max_keepalive_connections=n_clients)
-        async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+        connections = [await asyncio.open_connection("127.0.0.1", PORT) for _ in range(n_clients)]
 
-            async def one_client() -> None:
-                while next(left) < total:
-                    address, params = url()
-                    began = time.perf_counter()
-                    answer = await client.post(address, params=params)
-                    samples.append(time.perf_counter() - began)
-                    if answer.status_code != 200:
-                        raise RuntimeError(f"answered {answer.status_code}")
+        async def post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(request())
+            head = await reader.readuntil(b"\r\n\r\n")
+            status = int(head[9:12])
+            length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+            if length is None:
+                raise RuntimeError("no content-length")
+            await reader.readexactly(int(length[1]))
+            if status != 200:
+                raise RuntimeError(f"answered {status}")
 
-            for _ in range(200):  # warm up
-                address, params = url()
-                await client.post(address, params=params)
+        async def one_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while next(left) < total:
+                began = time.perf_counter()
+                await post(reader, writer)
+                samples.append(time.perf_counter() - began)
+
+        try:
+            for _ in range(25):  # warm up, each connection
+                for reader, writer in connections:
+                    await post(reader, writer)
             began = time.perf_counter()
-            await asyncio.gather(*(one_client() for _ in range(n_clients)))
-            return samples, time.perf_counter() - began
+            cpu, client_cpu = server_cpu(), time.process_time()
+            await asyncio.gather(*(one_client(*pair) for pair in connections))
+            wall = time.perf_counter() - began
+            used, client_used = server_cpu() - cpu, time.process_time() - client_cpu
+        finally:
+            for _, writer in connections:
+                writer.close()
+        return samples, wall, used, client_used
 
     try:
         for n_clients in (1, clients):
-            cpu = sum(_cpu_seconds(child.pid) for child in children)
-            samples, wall = asyncio.run(post_all(n_clients, pings))
-            used = sum(_cpu_seconds(child.pid) for child in children) - cpu
+            samples, wall, used, client_used = asyncio.run(post_all(n_clients, pings))
             _report(f"http {n_clients}", samples, wall, floor_rate)
-            per_ping = used / (len(samples) + 200) * 1000
-            print(f"{'':<9} the servers' processes: {per_ping:.2f} ms of CPU a ping")
+            per_ping = used / len(samples) * 1000
+            client_cpu = client_used / len(samples) * 1000
+            print(
+                f"{'':<9} the servers' processes: {per_ping:.2f} ms of CPU a ping"
+                f" ({per_ping / floor_cpu:.1f} times the floor's); the client {client_cpu:.2f} ms"
+            )
     finally:
         stop.set()
         for child in children:

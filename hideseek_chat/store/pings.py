@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.inbox import BEGIN_CTE, Inbox, Redelivered
 from hideseek_chat.store.models import ChatRow, EventRow, GameRow, PingRow, PlayerRow
+from hideseek_chat.store.rawrow import first_row
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,8 @@ class Pings:
         deferred = inbox.take_deferred() if inbox is not None else None
         if deferred is not None:
             values.update(deferred)
-        row = connection.execute(_RECORD[deferred is not None], values).one()
+        row = first_row(connection, _RECORD[deferred is not None], values)
+        assert row is not None  # always one row (``_record_statement``)
         if inbox is not None and deferred is not None:
             inbox.begun(deferred["update_id"], row[0] is not None)
         game_id, player_id, phase, last_event_id, stored_id = row[1:6]

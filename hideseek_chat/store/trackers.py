@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.models import ChatRow, GameRow, PlayerRow, TrackerRow
+from hideseek_chat.store.rawrow import first_row
 
 #: Bytes of randomness in a token (its URL-safe text is 4/3 as long).
 TOKEN_BYTES = 24
@@ -114,7 +115,7 @@ class Trackers:
         connection = self.session.connection()
         values = {"hashed": hashed, "app": app[:16], "at": at}
         if connection.dialect.name == "postgresql":
-            return _checked(connection.execute(_HEARD_WITH_GAMES, values).first(), hashed)
+            return _checked(first_row(connection, _HEARD_WITH_GAMES, values), hashed)
         who = connection.execute(_HEARD, values).first()
         if who is None:
             return None

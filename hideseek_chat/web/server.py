@@ -25,6 +25,13 @@ from starlette.routing import BaseRoute, Route
 
 log = logging.getLogger(__name__)
 
+try:
+    import httptools  # noqa: F401  (uvicorn's C parser; h11 otherwise)
+except ImportError:  # pragma: no cover - a dependency, but the server runs without it
+    _HAS_HTTPTOOLS = False
+else:
+    _HAS_HTTPTOOLS = True
+
 #: The largest webhook body accepted (Telegram's updates are far smaller).
 MAX_BODY_BYTES = 1_000_000
 #: The largest update id taken (Telegram's fit in 32 bits; the store keeps ids as text of
@@ -94,8 +101,16 @@ class Server(uvicorn.Server):
 
 
 def make_server(app: Starlette, host: str, port: int) -> Server:
-    """A server for ``app``: ``await server.serve()``, and ``server.should_exit = True``."""
+    """A server for ``app``: ``await server.serve()``, and ``server.should_exit = True``.
+
+    HTTP is parsed by httptools (C) when it is importable, else by h11 (pure Python)."""
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+        app,
+        host=host,
+        port=port,
+        http="httptools" if _HAS_HTTPTOOLS else "h11",
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
     )
     return Server(config)

@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 16_384
 #: What a token looks like (``store.trackers.new_token``: URL-safe base64).
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+#: The most fields a query string or form may have (a ping has about ten).
+MAX_FIELDS = 64
 #: Tokens whose rate is remembered at once; the fullest buckets are forgotten first.
 MAX_BUCKETS = 50_000
 
@@ -228,17 +230,27 @@ async def _parse(request: Request, app: str, body: bytes, now: datetime) -> Fix:
         if request.method != "POST":
             raise BadPing("not_post")
         return formats.owntracks(body, now)
-    params = dict(request.query_params)
+    # The query string parsed as Starlette's ``query_params`` would (the last of a repeated
+    # name wins), without its multi-dict: a ping's path is hot.
+    params = _fields(request.scope["query_string"].decode("latin-1"))
     kind = request.headers.get("content-type", "")
     if request.method == "POST" and kind.startswith("application/x-www-form-urlencoded"):
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             raise BadPing("not_utf8") from None
-        params.update(parse_qsl(text, max_num_fields=64))
+        params.update(_fields(text))
     if app == "traccar":
         return formats.osmand(params, body, now)
     return formats.gpslogger(params, now)
+
+
+def _fields(encoded: str) -> dict[str, str]:
+    """The fields of a query string or form; at most ``MAX_FIELDS`` (else a bad ping)."""
+    try:
+        return dict(parse_qsl(encoded, keep_blank_values=True, max_num_fields=MAX_FIELDS))
+    except ValueError:  # more fields than that
+        raise BadPing("too_many_fields") from None
 
 
 def _basic_password(request: Request) -> str:

@@ -19,7 +19,7 @@ from hideseek_chat.console.table import Table
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import PingRow, TrackerRow
 from hideseek_chat.store.trackers import token_hash
-from hideseek_chat.web.trackers import MAX_BODY_BYTES
+from hideseek_chat.web.trackers import MAX_BODY_BYTES, MAX_FIELDS
 from tests.chat.play import SEEKERS_START, begin
 from tests.web.trackers_server import Tracker, listening, serving, token_of, tracker_table
 
@@ -219,6 +219,15 @@ def test_a_flood_is_429_with_retry_after_and_the_rate_comes_back(
     assert pings(uow_factory) == 5
     table.now += timedelta(seconds=13)  # one ping a 12 s comes back
     assert tracker.ping(LAT, LON, table.now).status_code == 200
+
+
+def test_too_many_fields_is_400(setup: tuple[Table, str, str, httpx.Client]) -> None:
+    _table, base, token, client = setup
+    fields = "&".join(f"f{n}=1" for n in range(MAX_FIELDS + 1))
+    url = f"{base}/trackers/{token}/traccar"
+    assert client.get(f"{url}?{fields}").status_code == 400
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    assert client.post(url, content=fields.encode(), headers=form).status_code == 400
 
 
 def test_a_huge_body_is_413(setup: tuple[Table, str, str, httpx.Client]) -> None:

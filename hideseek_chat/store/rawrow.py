@@ -1,0 +1,105 @@
+"""One row of a prebuilt Core statement, fetched straight from the driver's cursor.
+
+The tracker ping's two statements run on every ping. Through ``Connection.execute`` a
+quarter of their CPU goes to the result's set-up (the cursor's description, a column
+object per column, the result metadata) rather than to the query. ``first_row`` compiles
+a statement once per dialect, with its bind and result processors (so a ``UTCDateTime`` or
+an enum column converts as it does through SQLAlchemy), then runs it on the session's own
+connection and transaction and reads one plain tuple.
+
+It falls back to ``Connection.execute`` when anyone listens to cursor executions (a test
+or ``bench/bench_store.py`` counting statements), so nothing is hidden from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Select
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
+
+Processor = Callable[[Any], Any] | None
+
+
+@dataclass
+class _Compiled:
+    """A statement compiled for one dialect, with its processors (the result's known once
+    the driver has named its columns' types)."""
+
+    statement: Any  # kept, so that its id (the cache's key) is never reused
+    sql: str
+    construct: Callable[[Mapping[str, Any]], dict[str, Any]]
+    binds: tuple[tuple[str, Callable[[Any], Any]], ...]
+    columns: tuple[Any, ...]
+    results: tuple[Processor, ...] | None = None
+
+
+_cache: dict[tuple[int, str], _Compiled] = {}
+
+
+def _compile(statement: Select[Any], dialect: Dialect) -> _Compiled:
+    compiled = statement.compile(dialect=dialect)
+    if "POSTCOMPILE" in compiled.string or compiled.escaped_bind_names:
+        raise ValueError("first_row takes plain named parameters only")
+    binds: dict[str, Callable[[Any], Any]] = {}  # by name: a name may be bound twice
+    for bind, name in compiled.bind_names.items():
+        processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+        if processor is not None:
+            binds[name] = processor
+
+    def construct(values: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(compiled.construct_params(dict(values)))
+
+    columns = tuple(statement.selected_columns)
+    return _Compiled(statement, compiled.string, construct, tuple(binds.items()), columns)
+
+
+def _results(prepared: _Compiled, dialect: Dialect, description: Sequence[Any]) -> None:
+    """The result processors, for the types the driver reported (``type_code``)."""
+    prepared.results = tuple(
+        column.type.dialect_impl(dialect).result_processor(dialect, described[1])
+        for column, described in zip(prepared.columns, description, strict=True)
+    )
+
+
+def first_row(
+    connection: Connection, statement: Any, values: Mapping[str, Any]
+) -> Sequence[Any] | None:
+    """The first row ``statement`` returns with ``values`` (None for none), on
+    ``connection``'s transaction; through the driver's cursor on PostgreSQL (psycopg)."""
+    dialect = connection.dialect
+    if dialect.name != "postgresql" or connection.dispatch.before_cursor_execute:
+        return connection.execute(statement, dict(values)).first()
+    key = (id(statement), dialect.name)
+    prepared = _cache.get(key)
+    if prepared is None:
+        prepared = _cache[key] = _compile(statement, dialect)
+    params = prepared.construct(values)
+    for name, processor in prepared.binds:
+        params[name] = processor(params[name])
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    try:
+        with driver.cursor() as cursor:
+            cursor.execute(prepared.sql, params)
+            row = cursor.fetchone()
+            if prepared.results is None and cursor.description is not None:
+                _results(prepared, dialect, cursor.description)
+    except dialect.loaded_dbapi.Error as error:
+        # As SQLAlchemy raises it: wrapped, the connection invalidated when it is gone.
+        gone = dialect.is_disconnect(error, driver, None)
+        if gone:
+            connection.invalidate(error)
+        raise DBAPIError.instance(
+            prepared.sql, params, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
+        ) from error
+    if row is None:
+        return None
+    assert prepared.results is not None
+    return tuple(
+        value if processor is None else processor(value)
+        for value, processor in zip(row, prepared.results, strict=True)
+    )
