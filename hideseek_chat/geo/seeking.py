@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import shapely
 from shapely import STRtree
-from shapely.geometry import MultiPolygon, Polygon, mapping
+from shapely.geometry import LineString, MultiPolygon, Polygon, mapping
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.answers import DIVISION_SUBJECTS
@@ -205,7 +205,11 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         projection = index.projection
         # From short lon/lat edges: a long straight edge (a box map's side) is a curve in
         # the projection, and its chord would cut off stations near it.
-        area = projection.geometry(shapely.segmentize(region.keep, 0.01))
+        area = projection.geometry(_densified(region.keep, 0.01))
+        if not shapely.is_valid(area):
+            # Two edges a hair apart in lon/lat may cross once projected (a band's ring
+            # beside the boundary's): an invalid polygon answers "covers" wrongly.
+            area = _polygonal(shapely.make_valid(area))
         shapely.prepare(area)
         # Projected distances overstate geodesic ones by at most ``k``: never too strict.
         k = projection.scale_bound(projection.lat, projection.lon)
@@ -271,6 +275,23 @@ def _rows(view: SeekerMap, row: dict[str, int]) -> np.ndarray:
     if view.rows is not None:
         return view.rows
     return np.fromiter((row[s.id] for s in view.candidates), np.intp, len(view.candidates))
+
+
+def _densified(area: BaseGeometry, step: float) -> BaseGeometry:
+    """``area`` with vertices at most ``step`` apart along every ring.
+
+    Ring by ring, and never repaired: GEOS densifies a polygon and then mends any
+    self-touch with a zero buffer, which can drop whole parts of a thin area (a band's
+    ring beside the boundary's).
+    """
+    polygons = []
+    for part in shapely.get_parts(area):
+        if not isinstance(part, Polygon):
+            continue
+        shell = shapely.segmentize(LineString(part.exterior.coords), step)
+        holes = [shapely.segmentize(LineString(r.coords), step).coords for r in part.interiors]
+        polygons.append(Polygon(shell.coords, holes))
+    return MultiPolygon(polygons) if polygons else MultiPolygon()
 
 
 def _polygonal(geometry: BaseGeometry) -> BaseGeometry:
