@@ -261,6 +261,13 @@ def picture_keys() -> frozenset[str]:
     return _with_prefix("picture.")
 
 
+def sms_keys() -> frozenset[str]:
+    """What the SMS channel itself says (``sms.*``: join codes, keywords, opt-out, digests,
+    pictures by MMS); not the engine's."""
+    return _with_prefix("sms.")
+
+
 def notice_keys() -> frozenset[str]:
     """The engine's notices with a text of their own (every other key)."""
-    return keys() - refusal_keys() - botnet_keys() - chat_keys() - map_keys() - picture_keys()
+    channel = chat_keys() | map_keys() | picture_keys() | sms_keys()
+    return keys() - refusal_keys() - botnet_keys() - channel

@@ -10,7 +10,6 @@ plain_texts(
         "sms.created": N_(
             "Your game's code is {code}. Friends join by texting JOIN {code} to this number."
         ),
-        "sms.joined": N_("You are in game {code}. Text HELP for what you can text."),
         "sms.no_code": N_(
             "There is no game with the code {code}. Check it, or start one with NEW small."
         ),
