@@ -46,7 +46,7 @@ from hideseek_chat.sms.segments import segment_count
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.store.sms import Number, number_id_of
+from hideseek_chat.store.sms import Number, SentText, number_id_of
 
 log = logging.getLogger(__name__)
 
@@ -420,10 +420,18 @@ class SmsChannel:
         return planned
 
     def _count(self, outcomes: list[tuple[Text, str | None, str]], now: datetime) -> None:
-        """Count the texts sent (or failed) for their games, in one transaction."""
+        """Count the texts sent (or failed) for their games, in one statement."""
+        counted = [
+            SentText(
+                None if text.gone else text.number_id,
+                text.chat_key,
+                segment_count(text.body),
+                sid,
+                status,
+                text.delivery,
+            )
+            for text, sid, status in outcomes
+        ]
         with self.uow_factory() as uow:
-            for text, sid, status in outcomes:
-                segments = segment_count(text.body)
-                number_id = None if text.gone else text.number_id
-                uow.sms.sent(number_id, text.chat_key, segments, sid, status, now, text.delivery)
+            uow.sms.sent_all(counted, now)
             uow.commit()
