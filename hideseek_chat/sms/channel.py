@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: Texts on their way to the gateway at once (``gateway.POOL`` connections are kept).
+SEND_THREADS = 32
 #: What a text can show: no pictures, files, deletions or location buttons. Buttons arrive
 #: (they become numbered choices) and slots are kept, because the adapter decides itself:
 #: the status is left for STATUS, a progress edit is left out, an edit comes as a new text.
@@ -92,8 +94,14 @@ class SmsChannel:
     #: the country a number without ``+`` is read in (ISO code), if any
     region: str | None = None
     capabilities: Capabilities = CAPABILITIES
+    #: the threads that read and write the store
     pool: Executor = field(
-        default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="sms-send")
+        default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="sms-store")
+    )
+    #: the threads that send (each waits a round trip to the gateway; a pool of its own, so
+    #: that slow sends never hold up the texts coming in)
+    send_pool: Executor = field(
+        default_factory=lambda: ThreadPoolExecutor(SEND_THREADS, thread_name_prefix="sms-send")
     )
     lanes: Lanes = field(default_factory=Lanes)
     #: the drive loop shared with another channel (Telegram's), made on first use
@@ -143,6 +151,10 @@ class SmsChannel:
     async def _call(self, function: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, partial(function, *args))
+
+    async def _send_call(self, function: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.send_pool, partial(function, *args))
 
     # ------------------------------------------------------------------ inbound
 
@@ -270,7 +282,7 @@ class SmsChannel:
         """Send the planned replies of a text just read, then hand its message on."""
         msg, texts = taken
         if texts:
-            await self._call(self._send, texts, now)
+            await self._send_call(self._send, texts, now)
         if msg is not None:
             try:
                 await self.on_message(msg, number)
@@ -346,7 +358,7 @@ class SmsChannel:
         own = number_id_of(reply_to) if reply_to is not None else None
         erased = None if own is None or number is None else Number(own, number, False, None)
         delivery = DELIVERY.get()
-        return await self._call(
+        return await self._send_call(
             self._deliver, adapted, now, reply_to, opted_out_too, erased, delivery
         )
 
@@ -387,7 +399,7 @@ class SmsChannel:
 
     async def flush_digests(self) -> None:
         """Send each digest whose oldest news has waited its minutes (every minute or so)."""
-        await self._call(self._flush_digests, self.clock())
+        await self._send_call(self._flush_digests, self.clock())
 
     def _flush_digests(self, now: datetime) -> None:
         with self.uow_factory() as uow:
