@@ -7,8 +7,9 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from hideseek_chat.store.models import (
@@ -363,7 +364,7 @@ class SmsBook:
             }
             for text in texts
         ]
-        self.session.execute(insert(SmsMessageRow), rows)
+        self.session.execute(insert(cast(Table, SmsMessageRow.__table__)), rows)  # no RETURNING
 
     def status(self, sid: str, status: str, now: datetime) -> bool:
         """Record a delivery status callback; False for an unknown message. A final status
