@@ -14,7 +14,13 @@ The texts are ``--body`` (STATUS by default) from players of ``--games`` SMS gam
 reply, to its sender only: the whole path through the conversation (the game loaded, the
 status rendered). HELP is answered by the channel alone (inbox, number, reply).
 
-    python bench/bench_sms.py [--rate 200] [--seconds 15] [--body STATUS|HELP] [--postgres URL]
+    python bench/bench_sms.py [--rate 200] [--seconds 15] [--body STATUS|HELP] [--api-ms 0]
+        [--postgres URL]
+
+Each run prints the rate asked and the rate posted and answered, the bot process's CPU per
+text (all its threads), the floor (one raw Core insert of a text's inbox row, committed, on
+the same database) and p50/p90/p99 from post to reply. ``--api-ms`` makes the fake API take
+that long to answer each send (a real gateway's round trip), which holds a sending thread.
 
 Target (issue 22): p99 <= 50 ms on PostgreSQL at 200 texts a second. PostgreSQL is measured
 in a throwaway schema when ``--postgres`` or ``HIDESEEK_TEST_POSTGRES_URL`` is given, else
@@ -46,14 +52,14 @@ from urllib.parse import parse_qs, quote
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
-from sqlalchemy import Engine, create_engine, text
+from sqlalchemy import Engine, create_engine, insert, text
 from twilio.request_validator import RequestValidator
 
 from hideseek_chat.chat.conversation import Conversation
-from hideseek_chat.sms.channel import SmsChannel
+from hideseek_chat.sms.channel import SmsChannel, SmsIn
 from hideseek_chat.sms.gateway import Gateway, GatewaySettings
 from hideseek_chat.store import make_engine, unit_of_work_factory
-from hideseek_chat.store.models import Base
+from hideseek_chat.store.models import Base, InboxRow, InboxStatus
 from hideseek_chat.web.server import make_app, make_server
 from hideseek_chat.web.sms import SmsWebhook, sms_routes
 
@@ -88,6 +94,7 @@ def gateway_side(
     rate: float,
     seconds: float,
     body: str,
+    api_ms: float,
     out: Any,
 ) -> None:
     """In a child process: the fake Messages API on ``api_port`` and the load on the bot."""
@@ -96,6 +103,9 @@ def gateway_side(
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the real API
+        # Headers and body go out as two writes: without this, Nagle holds the body for
+        # the client's delayed ACK (40 ms a send), which no real API does.
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             at = time.perf_counter()
@@ -103,6 +113,7 @@ def gateway_side(
             form = parse_qs(self.rfile.read(length).decode())
             with lock:
                 replies.setdefault(form["To"][0], []).append(at)
+            time.sleep(api_ms / 1000)  # the real API's round trip, after the text arrived
             data = json.dumps({"sid": "SM" + uuid.uuid4().hex, "status": "queued"}).encode()
             self.send_response(201)
             self.send_header("content-type", "application/json")
@@ -216,25 +227,60 @@ async def run_bot(engine: Engine, args: argparse.Namespace) -> list[float]:
     ours, theirs = multiprocessing.Pipe()
     child = multiprocessing.get_context("spawn").Process(
         target=gateway_side,
-        args=(api_port, f"{public}/sms", numbers, args.rate, args.seconds, args.body, theirs),
+        args=(
+            api_port,
+            f"{public}/sms",
+            numbers,
+            args.rate,
+            args.seconds,
+            args.body,
+            args.api_ms,
+            theirs,
+        ),
     )
     child.start()
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, ours.recv)  # "ready"
+    cpu = time.process_time()
     ours.send("go")
     _, achieved = await loop.run_in_executor(None, ours.recv)
     await channel.lanes.join()
     await driver.idle()
+    cpu = time.process_time() - cpu  # the bot's process, all its threads
     _, latencies, missing, bad = await loop.run_in_executor(None, ours.recv)
     child.join()
     server.should_exit = True
     await serving
     threads.shutdown()
+    texts = int(args.rate * args.seconds)
     print(
         f"posted and answered at {achieved:.0f}/s (asked: {args.rate:.0f}/s); replies missing"
-        f" {missing}; non-200 answers {len(bad)}"
+        f" {missing}; non-200 answers {len(bad)}; bot CPU {1000 * cpu / texts:.1f} ms a text;"
+        f" floor (one Core insert of an inbox row, committed) {_floor(engine):.2f} ms"
     )
     return list(latencies)
+
+
+def _floor(engine: Engine, count: int = 300) -> float:
+    """Milliseconds one raw Core insert of a text's inbox row takes, committed: the least a
+    text can cost before its 200."""
+    statement = insert(InboxRow)
+    payload = SmsIn("SMfloor", number(0, 0), "STATUS").payload()
+    begin = time.perf_counter()
+    for i in range(count):
+        with engine.begin() as connection:
+            connection.execute(
+                statement,
+                {
+                    "update_id": f"sms:SMfloor{i:025d}",
+                    "lane": "floor",
+                    "status": InboxStatus.PENDING,
+                    "received_at": START,
+                    "payload": payload,
+                    "attempts": 0,
+                },
+            )
+    return (time.perf_counter() - begin) * 1000 / count
 
 
 def _free_port() -> int:
@@ -284,6 +330,12 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=5)
     parser.add_argument(
         "--body", default="STATUS", help="what each text says: STATUS (the game) or HELP"
+    )
+    parser.add_argument(
+        "--api-ms",
+        type=float,
+        default=0.0,
+        help="how long the fake API takes to answer a send (a real one: 100 ms or more)",
     )
     parser.add_argument("--postgres", default=os.environ.get("HIDESEEK_TEST_POSTGRES_URL"))
     args = parser.parse_args()

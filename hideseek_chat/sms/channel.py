@@ -19,7 +19,6 @@ ref, a log line or another player's text: a person is ``sms:<id>``.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -31,39 +30,30 @@ from typing import Any, Protocol, TypeVar
 
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import DELIVERY, Capabilities, Driver, adapt
-from hideseek_chat.chat.i18n import Formatter
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import (
-    ButtonIn,
-    ChatKind,
-    CommandIn,
     Inbound,
     Outbound,
-    PhotoIn,
-    Sender,
-    SendText,
-    TextIn,
 )
 from hideseek_chat.chat.parsing import phone_number as normalize
-from hideseek_chat.chat.routes import COMMANDS, Where
-from hideseek_chat.chat.texts import say
 from hideseek_chat.logs import who
-from hideseek_chat.sms import choices as numbered_choices
-from hideseek_chat.sms import outgoing
+from hideseek_chat.sms import outgoing, reading
 from hideseek_chat.sms.gateway import GatewayError
-from hideseek_chat.sms.keywords import Keyword, Parsed, parse
 from hideseek_chat.sms.media import Media, MediaError, fetch
 from hideseek_chat.sms.outgoing import Text
+from hideseek_chat.sms.reading import SmsIn, lane_of
 from hideseek_chat.sms.segments import segment_count
 from hideseek_chat.store import UnitOfWorkFactory
-from hideseek_chat.store.inbox import Stored
+from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.store.sms import GROUP_PREFIX, Number, number_id_of
+from hideseek_chat.store.sms import Number, SentText, number_id_of
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: Texts on their way to the gateway at once (``gateway.POOL`` connections are kept).
+SEND_THREADS = 32
 #: What a text can show: no pictures, files, deletions or location buttons. Buttons arrive
 #: (they become numbered choices) and slots are kept, because the adapter decides itself:
 #: the status is left for STATUS, a progress edit is left out, an edit comes as a new text.
@@ -75,41 +65,12 @@ CAPABILITIES = Capabilities(
     location_button=False,
     files=False,
 )
-#: The longest name a player may give themselves by text.
-MAX_NAME = 32
-#: The minutes a digest may gather for.
-DIGEST_MINUTES = range(5, 121)
-
-_WHERE = {command.name: command.where for command in COMMANDS}
 
 
 class Sends(Protocol):
     """The gateway as the channel uses it (``gateway.Gateway``)."""
 
     def send(self, to: str, body: str, photo: str | None = None) -> str: ...
-
-
-@dataclass(frozen=True)
-class SmsIn:
-    """One inbound text as the webhook read it."""
-
-    sid: str
-    sender: str  # the From number as the gateway gave it
-    body: str
-    #: the URLs of the MMS's images (the gateway's own, behind a signed webhook)
-    photos: tuple[str, ...] = ()
-    media: int = 0  # how many media (MMS) came with it, images or not
-
-    def payload(self) -> str:
-        return json.dumps(
-            {
-                "sid": self.sid,
-                "from": self.sender,
-                "body": self.body,
-                "photos": list(self.photos),
-                "media": self.media,
-            }
-        )
 
 
 def _stored_sms(stored: Stored) -> SmsIn | None:
@@ -123,20 +84,6 @@ def _stored_sms(stored: Stored) -> SmsIn | None:
     return sms if f"sms:{sms.sid}" == stored.update_id else None
 
 
-def _is_carrier(body: str) -> bool:
-    """Whether ``body`` is STOP, START or HELP (answered even to an opted-out number)."""
-    return parse(body).keyword in (Keyword.STOP, Keyword.START, Keyword.HELP)
-
-
-def group_key(code: str) -> str:
-    return GROUP_PREFIX + code
-
-
-def lane_of(number: str) -> str:
-    """The inbox lane of a number's texts, without the number in it."""
-    return "sms-from:" + hashlib.sha256(number.encode()).hexdigest()[:16]
-
-
 @dataclass
 class SmsChannel:
     """See the module docstring; ``attach`` a driver before the first text."""
@@ -147,8 +94,14 @@ class SmsChannel:
     #: the country a number without ``+`` is read in (ISO code), if any
     region: str | None = None
     capabilities: Capabilities = CAPABILITIES
+    #: the threads that read and write the store
     pool: Executor = field(
-        default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="sms-send")
+        default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="sms-store")
+    )
+    #: the threads that send (each waits a round trip to the gateway; a pool of its own, so
+    #: that slow sends never hold up the texts coming in)
+    send_pool: Executor = field(
+        default_factory=lambda: ThreadPoolExecutor(SEND_THREADS, thread_name_prefix="sms-send")
     )
     lanes: Lanes = field(default_factory=Lanes)
     #: the drive loop shared with another channel (Telegram's), made on first use
@@ -199,6 +152,10 @@ class SmsChannel:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, partial(function, *args))
 
+    async def _send_call(self, function: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.send_pool, partial(function, *args))
+
     # ------------------------------------------------------------------ inbound
 
     async def receive(self, sms: SmsIn) -> asyncio.Future[None] | None:
@@ -217,11 +174,20 @@ class SmsChannel:
 
         async def work() -> None:
             try:
+                now = self.clock()
+                if not sms.photos:  # the common case: stored, read and planned at once
+                    try:
+                        taken = await self._call(self._take, sms, number, lane, now)
+                    except Exception as err:  # its type only: tried again step by step
+                        log.warning("an SMS is taken step by step (%s)", type(err).__name__)
+                    else:
+                        stored.set_result(taken is not None)
+                        if taken is not None:
+                            await self._act(taken, number, now)
+                        return
                 try:
                     new = await self._call(
-                        self.conversation.store_updates,
-                        [(update_id, lane, sms.payload())],
-                        self.clock(),
+                        self.conversation.store_updates, [(update_id, lane, sms.payload())], now
                     )
                 except Exception as err:
                     stored.set_exception(err)
@@ -273,7 +239,7 @@ class SmsChannel:
         now = self.clock()
         update_id = f"sms:{sms.sid}"
         photo: str | None = None
-        if sms.photos and not _is_carrier(sms.body):
+        if sms.photos and not reading.is_carrier(sms.body):
             photo = await self._call(self._take_photo, sms.photos[0], number, now)
         try:
             msg, own = await self._call(self._read, sms, number, update_id, now, photo)
@@ -284,7 +250,39 @@ class SmsChannel:
             )
             return
         if own:  # STOP's confirmation, START's and HELP's reach an opted-out number too
-            await self.perform(own, now, opted_out_too=_is_carrier(sms.body))
+            await self.perform(own, now, opted_out_too=reading.is_carrier(sms.body))
+        await self._act((msg, []), number, now)
+
+    def _take(
+        self, sms: SmsIn, number: str, lane: str, now: datetime
+    ) -> tuple[Inbound | None, list[Text]] | None:
+        """Store ``sms`` in the inbox, read it and plan the channel's own replies, in one
+        transaction; None when it was stored before (a redelivery). The message for the
+        conversation stays pending in the inbox until the conversation applies it."""
+        update_id = f"sms:{sms.sid}"
+        with self.uow_factory() as uow:
+            if update_id not in uow.updates.store([(update_id, lane, sms.payload())], now):
+                return None
+            msg, own = reading.read(uow, sms, number, update_id, now)
+            texts: list[Text] = []
+            if own:  # STOP's confirmation, START's and HELP's reach an opted-out number too
+                texts = outgoing.plan(
+                    uow,
+                    adapt(own, self.capabilities),
+                    now,
+                    opted_out_too=reading.is_carrier(sms.body),
+                    media_base=self.media_base,
+                )
+            uow.commit()
+        return msg, texts
+
+    async def _act(
+        self, taken: tuple[Inbound | None, list[Text]], number: str, now: datetime
+    ) -> None:
+        """Send the planned replies of a text just read, then hand its message on."""
+        msg, texts = taken
+        if texts:
+            await self._send_call(self._send, texts, now)
         if msg is not None:
             try:
                 await self.on_message(msg, number)
@@ -333,165 +331,13 @@ class SmsChannel:
     ) -> tuple[Inbound | None, list[Outbound]]:
         """The message for the conversation, if any, and the channel's own replies (those
         settle the update here); ``photo``: the texted picture as kept (``_take_photo``)."""
-        parsed = parse(sms.body)
         with self.uow_factory() as uow:
-            known = uow.sms.number(number, now)
-            assert known is not None
-            ref = known.ref
-            known_name = uow.chats.name_of(ref)
-            name = known_name or f"Player {known.id}"
-            if known_name is None or not uow.chats.can_message(ref):
-                uow.chats.met(ref, name, now, private_ok=True)  # texting is writing back
-            language = parsed.language or uow.chats.language(ref)
-            fmt = Formatter(language or "en")
-            sender = Sender(ref, name, language=parsed.language)
-            own: list[Outbound] = []
-
-            def reply(key: str, **params: Any) -> None:
-                own.append(SendText(ref, text=say(key, params, fmt), private=True))
-
-            def settle() -> tuple[None, list[Outbound]]:
-                if not uow.updates.begin(update_id, lane_of(number), now):
-                    return None, []
-                uow.commit()
-                return None, own
-
-            def private(msg_type: type[Inbound], **fields: Any) -> Inbound:
-                uow.commit()
-                return msg_type(ref, ChatKind.PRIVATE, sender, now, update_id, sms.sid, **fields)
-
-            def in_game(msg_type: type[Inbound], chat: str, **fields: Any) -> Inbound:
-                uow.commit()
-                title = chat.removeprefix(GROUP_PREFIX) if chat.startswith(GROUP_PREFIX) else None
-                return msg_type(
-                    chat,
-                    ChatKind.GROUP,
-                    sender,
-                    now,
-                    update_id,
-                    sms.sid,
-                    chat_title=title,
-                    **fields,
-                )
-
-            keyword = parsed.keyword
-            if keyword == Keyword.STOP:
-                uow.sms.opt(known.id, out=True)
-                reply("sms.stopped")
-                return settle()
-            if keyword == Keyword.START:
-                uow.sms.opt(known.id, out=False)
-                reply("sms.started")
-                return settle()
-            if keyword == Keyword.HELP:
-                reply("sms.help")
-                return settle()
-            if keyword == Keyword.DIGEST:
-                arg = parsed.args[0].casefold() if parsed.args else ""
-                if arg in ("off", "aus", "no"):
-                    uow.sms.set_digest(known.id, None)
-                    reply("sms.digest_off")
-                elif arg.isdigit() and int(arg) in DIGEST_MINUTES:
-                    uow.sms.set_digest(known.id, int(arg))
-                    reply("sms.digest_on", minutes=int(arg))
-                else:
-                    reply("sms.digest_usage")
-                return settle()
-            if photo is not None:  # a photo (a photo question's answer): in private, like a pin
-                if photo.startswith("failed:"):
-                    reason = photo.removeprefix("failed:")
-                    failed = {"too_large": "sms.photo_too_large", "not_an_image": "sms.no_media"}
-                    reply(failed.get(reason, "sms.photo_failed"))
-                    return settle()
-                caption = sms.body.strip()
-                return private(PhotoIn, file_ref=photo, caption=caption), own
-            if sms.media and not sms.body.strip():
-                reply("sms.no_media")
-                return settle()
-            picked = self._choice(uow, known, sms, now, parsed)
-            if isinstance(picked, str):
-                reply("sms.stale_choice", number=picked)
-                return settle()
-            if picked is not None:
-                chat, data, message_ref = picked
-                kind = ChatKind.PRIVATE if chat == ref else ChatKind.GROUP
-                uow.commit()
-                return (
-                    ButtonIn(
-                        chat,
-                        kind,
-                        sender,
-                        now,
-                        update_id,
-                        message_ref,
-                        data=data,
-                        press_ref=sms.sid,
-                    ),
-                    [],
-                )
-            if keyword == Keyword.NEW:
-                code = uow.sms.new_game_code(now)
-                uow.sms.play_in(known.id, group_key(code), now)
-                reply("sms.created", code=code)
-                return in_game(CommandIn, group_key(code), name="newgame", args=parsed.args), own
-            if keyword == Keyword.JOIN:
-                if not parsed.args:
-                    if known.current_chat is None:
-                        reply("sms.join_usage")
-                        return settle()
-                    return in_game(CommandIn, known.current_chat, name="join"), own
-                code = parsed.args[0].upper()[:8]
-                joined = uow.sms.chat_of_code(code)
-                if joined is None:
-                    reply("sms.no_code", code=code)
-                    return settle()
-                uow.sms.play_in(known.id, joined, now)
-                return in_game(CommandIn, joined, name="join"), own
-            if keyword == Keyword.FORGET and parsed.language not in (None, "en") and not (
-                uow.chats.language(ref)
-            ):  # asked in their words: answered in them
-                uow.chats.set_language(ref, name, parsed.language, now)
-            if keyword in (Keyword.STATUS, Keyword.FORGET):
-                name = "status" if keyword == Keyword.STATUS else "forgetme"
-                parsed = Parsed(Keyword.COMMAND, parsed.args, name=name)
-                keyword = parsed.keyword
-            if keyword == Keyword.COMMAND:
-                where = _WHERE.get(parsed.name, Where.ANYWHERE)
-                current = known.current_chat
-                if where != Where.PRIVATE and current is not None:
-                    return (
-                        in_game(CommandIn, current, name=parsed.name, args=parsed.args),
-                        own,
-                    )
-                return private(CommandIn, name=parsed.name, args=parsed.args), own
-            words = sms.body.split()
-            if words and words[0].casefold().lstrip("/") in ("name", "nom", "nombre"):
-                given = " ".join(words[1:]).strip()[:MAX_NAME]
-                if not given:
-                    reply("sms.name_usage")
-                    return settle()
-                uow.chats.met(ref, given, now, private_ok=True)
-                reply("sms.named", name=given)
-                return settle()
-            return private(TextIn, text=sms.body), own
-
-    def _choice(
-        self, uow: Any, known: Number, sms: SmsIn, now: datetime, parsed: Parsed
-    ) -> tuple[str, str, str] | str | None:
-        """The pending choice the text picks (chat, data, message ref); the number as text
-        when it names no pending choice; None when the text is no choice at all."""
-        position = numbered_choices.position_in(sms.body)
-        pending = uow.sms.choices(known.id)
-        if position is None:
-            if not pending or parsed.keyword == Keyword.COMMAND:
-                return None
-            position = numbered_choices.by_words(sms.body, [(c.position, c.label) for c in pending])
-            if position is None:
-                return None
-        chosen = next((c for c in pending if c.position == position), None)
-        if chosen is None:
-            return str(position)
-        return chosen.chat, chosen.data, chosen.message_ref
+            try:
+                read = reading.read(uow, sms, number, update_id, now, photo)
+            except Redelivered:
+                return None, []
+            uow.commit()
+        return read
 
     # ------------------------------------------------------------------ outbound
 
@@ -512,7 +358,7 @@ class SmsChannel:
         own = number_id_of(reply_to) if reply_to is not None else None
         erased = None if own is None or number is None else Number(own, number, False, None)
         delivery = DELIVERY.get()
-        return await self._call(
+        return await self._send_call(
             self._deliver, adapted, now, reply_to, opted_out_too, erased, delivery
         )
 
@@ -527,6 +373,11 @@ class SmsChannel:
     ) -> bool:
         """``perform`` in one worker thread: plan the texts, send them, count them."""
         texts = self._plan(actions, now, reply_to, opted_out_too, erased, delivery)
+        return self._send(texts, now)
+
+    def _send(self, texts: list[Text], now: datetime) -> bool:
+        """Send planned texts and count them; False when the gateway could not be reached
+        for the first one (none was sent)."""
         outcomes: list[tuple[Text, str | None, str]] = []
         try:
             for i, text in enumerate(texts):
@@ -548,7 +399,7 @@ class SmsChannel:
 
     async def flush_digests(self) -> None:
         """Send each digest whose oldest news has waited its minutes (every minute or so)."""
-        await self._call(self._flush_digests, self.clock())
+        await self._send_call(self._flush_digests, self.clock())
 
     def _flush_digests(self, now: datetime) -> None:
         with self.uow_factory() as uow:
@@ -581,12 +432,18 @@ class SmsChannel:
         return planned
 
     def _count(self, outcomes: list[tuple[Text, str | None, str]], now: datetime) -> None:
-        """Count the texts sent (or failed) for their games, in one transaction."""
+        """Count the texts sent (or failed) for their games, in one statement."""
+        counted = [
+            SentText(
+                None if text.gone else text.number_id,
+                text.chat_key,
+                segment_count(text.body),
+                sid,
+                status,
+                text.delivery,
+            )
+            for text, sid, status in outcomes
+        ]
         with self.uow_factory() as uow:
-            for text, sid, status in outcomes:
-                segments = segment_count(text.body)
-                number_id = None if text.gone else text.number_id
-                uow.sms.sent(
-                    number_id, text.chat_key, segments, sid, status, now, text.delivery
-                )
+            uow.sms.sent_all(counted, now)
             uow.commit()

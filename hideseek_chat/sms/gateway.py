@@ -7,14 +7,19 @@ library's HTTP log lines would carry numbers and texts, so its logger is kept qu
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 
+from requests.adapters import HTTPAdapter
+from requests.utils import get_environ_proxies
 from twilio.base.exceptions import TwilioException, TwilioRestException
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
 #: Seconds one request to the gateway may take.
 TIMEOUT = 10.0
+#: Connections to the gateway kept open (at least the sending threads).
+POOL = 32
 
 _QUIET = logging.getLogger("hideseek_chat.sms.gateway.http")
 _QUIET.setLevel(logging.WARNING)
@@ -44,10 +49,22 @@ class Gateway:
 
     def __init__(self, settings: GatewaySettings) -> None:
         self.settings = settings
-        http = TwilioHttpClient(timeout=TIMEOUT, logger=_QUIET)
+        api = (settings.base_url or "https://api.twilio.com").rstrip("/")
+        # The environment's proxy and CA bundle are read once here, not on every send
+        # (requests scans os.environ per request otherwise).
+        http = TwilioHttpClient(
+            timeout=TIMEOUT, logger=_QUIET, proxy=get_environ_proxies(api) or None
+        )
+        session = http.session
+        assert session is not None  # pool_connections: one session, its connections kept
+        session.trust_env = False
+        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+        session.verify = bundle or True
+        for scheme in ("https://", "http://"):  # a kept connection for each sending thread
+            session.mount(scheme, HTTPAdapter(pool_maxsize=POOL))
         self.client = Client(settings.account_sid, settings.auth_token, http_client=http)
         if settings.base_url:
-            self.client.api.base_url = settings.base_url.rstrip("/")
+            self.client.api.base_url = api
 
     def send(self, to: str, body: str, photo: str | None = None) -> str:
         """Send ``body`` to the E.164 number ``to`` (with the image at the URL ``photo``, as

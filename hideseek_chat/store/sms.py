@@ -7,8 +7,9 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from hideseek_chat.store.models import (
@@ -28,6 +29,18 @@ CODE_LENGTH = 4
 GROUP_PREFIX = "sms:@"
 #: A delivery status a later callback may not overwrite with an earlier one.
 FINAL_STATUSES = frozenset({"delivered", "undelivered", "failed"})
+
+
+@dataclass(frozen=True)
+class SentText:
+    """A text to count (``SmsBook.sent_all``)."""
+
+    number_id: int | None
+    chat_key: str | None
+    segments: int
+    sid: str | None
+    status: str
+    delivery_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -334,6 +347,24 @@ class SmsBook:
             )
         )
         self.session.flush()
+
+    def sent_all(self, texts: Sequence[SentText], now: datetime) -> None:
+        """Count texts sent (or failed), in one statement: ``sent`` for many."""
+        if not texts:
+            return
+        rows = [
+            {
+                "sid": text.sid,
+                "number_id": text.number_id,
+                "chat_key": text.chat_key,
+                "segments": text.segments,
+                "status": text.status,
+                "sent_at": now,
+                "delivery_id": text.delivery_id,
+            }
+            for text in texts
+        ]
+        self.session.execute(insert(cast(Table, SmsMessageRow.__table__)), rows)  # no RETURNING
 
     def status(self, sid: str, status: str, now: datetime) -> bool:
         """Record a delivery status callback; False for an unknown message. A final status

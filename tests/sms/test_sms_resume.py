@@ -4,7 +4,11 @@ once; one whose stored form cannot be read is settled as unreadable."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
+import pytest
+
+from hideseek_chat.sms import reading
 from hideseek_chat.sms.channel import SmsIn, lane_of
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import InboxRow, InboxStatus
@@ -32,3 +36,40 @@ async def test_a_stored_text_is_applied_after_a_restart_once(
         with uow_factory() as uow:
             bad = uow.session.query(InboxRow).filter_by(update_id="sms:SMbad").one()
             assert bad.status == InboxStatus.UNREADABLE
+
+
+async def test_a_text_whose_reading_fails_once_is_stored_and_answered_once(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read = reading.read
+    calls: list[str] = []
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls.append("read")
+        if len(calls) == 1:  # the one transaction with the inbox: rolled back whole
+            raise RuntimeError("the store went away")
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(reading, "read", flaky)
+    async with sms_bot(uow_factory, gateway) as bot:
+        await bot.phones.text(BOB, "NAME Bob")  # 200: stored, then read again on its own
+        assert calls == ["read", "read"]
+        assert gateway.to(BOB) == ["Others now see you as Bob."]
+        with uow_factory() as uow:
+            row = uow.session.query(InboxRow).one()
+            assert row.status == InboxStatus.APPLIED
+
+
+async def test_a_text_that_cannot_be_read_is_stored_and_kept_as_failed(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(reading, "read", broken)
+    async with sms_bot(uow_factory, gateway) as bot:
+        await bot.phones.text(BOB, "HELP")  # 200 all the same: the text is kept
+        assert gateway.to(BOB) == []
+        with uow_factory() as uow:
+            row = uow.session.query(InboxRow).one()
+            assert row.status == InboxStatus.FAILED
