@@ -7,7 +7,6 @@ library's HTTP log lines would carry numbers and texts, so its logger is kept qu
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 
 from requests.adapters import HTTPAdapter
@@ -51,15 +50,15 @@ class Gateway:
         self.settings = settings
         api = (settings.base_url or "https://api.twilio.com").rstrip("/")
         # The environment's proxy and CA bundle are read once here, not on every send
-        # (requests scans os.environ per request otherwise).
+        # (requests scans the environment on every request otherwise).
         http = TwilioHttpClient(
             timeout=TIMEOUT, logger=_QUIET, proxy=get_environ_proxies(api) or None
         )
         session = http.session
         assert session is not None  # pool_connections: one session, its connections kept
+        # What requests would read from the environment for this API (its CA bundle), once.
+        session.verify = session.merge_environment_settings(api, {}, None, True, None)["verify"]
         session.trust_env = False
-        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-        session.verify = bundle or True
         for scheme in ("https://", "http://"):  # a kept connection for each sending thread
             session.mount(scheme, HTTPAdapter(pool_maxsize=POOL))
         self.client = Client(settings.account_sid, settings.auth_token, http_client=http)
