@@ -425,6 +425,9 @@ def run_sms_only(config: Config) -> None:
             *sms_routes(webhook, sms.receive_form, sms.record_status, sms.media),
             *health_routes(engine),
         ]
+        if config.tracker_url is not None:  # the links /tracker hands out lead here
+            ingest = DriverIngest(lambda: sms.driver)
+            routes += tracker_routes(ingest, config.tracker_rate_per_min, clock=clock.now)
         purge = partial(purge_old, config, uow_factory, clock)
         asyncio.run(_serve_sms_only(config, sms, routes, purge))
     finally:

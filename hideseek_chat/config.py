@@ -84,13 +84,17 @@ class Config:
     @property
     def tracker_url(self) -> str | None:
         """Where tracker apps reach the web server: PUBLIC_URL, else WEBHOOK_URL's scheme and
-        host; None when neither is set (no tracker links are handed out)."""
+        host, else the SMS channel's public URL (the same server); None when none is set
+        (no tracker links are handed out)."""
         if self.public_url:
             return self.public_url.rstrip("/")
         if self.webhook_url:
             parts = urlsplit(self.webhook_url)
             return f"{parts.scheme}://{parts.netloc}"
+        if self.sms is not None:
+            return self.sms.public_url.rstrip("/")
         return None
+
     #: the SMS channel, when TWILIO_ACCOUNT_SID and its companions are set
     sms: SmsSettings | None = None
 

@@ -21,7 +21,12 @@ async def test_the_sms_routes_are_served_when_the_gateway_is_configured(tmp_path
         assert app.sms is not None
         assert channel_of(app.telegram).also is app.sms
         paths = [getattr(r, "path", None) for r in app_module.web_routes(app)]
-        assert paths == ["/sms", "/sms/status", "/sms/media/{token}", "/healthz", "/readyz", "/metrics"]
+        sms_paths = ["/sms", "/sms/status", "/sms/media/{token}"]
+        health = ["/healthz", "/readyz", "/metrics"]
+        # Tracker apps reach the same server at SMS_PUBLIC_URL when nothing else names one.
+        trackers = ["/trackers/{token}/{app}", "/trackers/{app}"]
+        assert paths == sms_paths + health + trackers
+        assert config.tracker_url == "https://bot.example.org"
         gateway = app.sms.gateway
         assert isinstance(gateway, Gateway)
         assert gateway.settings.status_url == "https://bot.example.org/sms/status"

@@ -77,6 +77,20 @@ def test_run_without_telegram_serves_the_sms_channel(
         text(BOB, f"JOIN {found.group(1)}")
         # The announcement goes through the outbox and the drive loop, to Alice too.
         wait_until(lambda: any("joined" in t for t in gateway.to(ALICE)), "the announcement")
+        # A tracker link for continuous pins: handed out by text, served by the same server.
+        text(BOB, "TRACKER")
+        link = re.compile(re.escape(public) + r"/trackers/[A-Za-z0-9_-]+/traccar")
+
+        def tracker_link() -> str | None:
+            found = link.search("\n".join(gateway.to(BOB)))
+            return found.group(0) if found else None
+
+        wait_until(lambda: tracker_link() is not None, "the tracker link")
+        url = tracker_link()
+        assert url is not None
+        ping = {"id": "phone", "lat": "47.3769", "lon": "8.5417", "timestamp": "1770000000"}
+        assert httpx.post(url, params=ping).status_code == 200
+        assert httpx.post(url.replace("/trackers/", "/trackers/x"), params=ping).status_code == 401
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=PATIENCE) == 0
     finally:
