@@ -58,15 +58,12 @@ def _store(config: Config) -> Iterator[Callable[[], Any]]:
 
 def e164(raw: str, region: str | None) -> str:
     """A phone number as E.164 (``+41791234567``), the form the store keeps."""
-    import phonenumbers
+    from hideseek_chat.chat.parsing import phone_number
 
-    try:
-        parsed = phonenumbers.parse(raw, region)
-    except phonenumbers.NumberParseException:
-        parsed = None
-    if parsed is None or not phonenumbers.is_valid_number(parsed):
+    number = phone_number(raw, region)
+    if number is None:
         raise ConfigError(f"not a valid phone number: {raw!r}")
-    return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
+    return number
 
 
 def _erase(args: argparse.Namespace, config: Config) -> int:

@@ -49,7 +49,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "cli": _BELOW_CHAT | {"chat", "config", "app", "cli_maps", "cli_data"} | _CHANNELS,
     # The ``map`` subcommands of the command line (build from an extract, import, export).
     "cli_maps": _BELOW_CHAT | {"chat", "config"},
-    "cli_data": frozenset({"store", "config"}),
+    "cli_data": frozenset({"store", "config", "chat"}),  # chat.parsing reads phone numbers
     "__main__": frozenset({"cli"}),
 }
 

@@ -185,8 +185,8 @@ class Conversation:
                 raise
         if turn.applied:
             self.maybe_pending = True
-        if isinstance(msg, CommandIn) and msg.kind == ChatKind.GROUP:
-            self.services.topics.pop(msg.chat, None)  # /newgame may have moved the game's topic
+        if isinstance(msg, CommandIn) and msg.kind == ChatKind.GROUP and msg.name == "newgame":
+            self.services.topics.pop(msg.chat, None)  # the game's topic may have moved
         return replies
 
     def handle_tracker(self, msg: TrackerIn, hashed: str) -> list[Outbound] | None:

@@ -118,11 +118,6 @@ def thermometer_start(
     return cache[key]
 
 
-def last_seen(uow: UnitOfWork, game_id: int, state: GameState) -> dict[str, datetime | None]:
-    """When each active player's newest pin was taken (None: never)."""
-    return {ref: seen[0] if seen else None for ref, seen in seen_from(uow, game_id, state).items()}
-
-
 def seen_from(
     uow: UnitOfWork, game_id: int, state: GameState
 ) -> dict[str, tuple[datetime, str] | None]:

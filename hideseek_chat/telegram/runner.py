@@ -34,6 +34,7 @@ from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
 from hideseek_chat.chat.drive import wall_clock
+from hideseek_chat.logs import one_line
 from hideseek_chat.store.inbox import Stored
 from hideseek_chat.telegram.bot import (
     ALLOWED_UPDATES,
@@ -86,7 +87,7 @@ class Backoff:
             delay = retry_seconds(err.retry_after)
         else:
             delay = min(self.maximum, 2.0 ** min(self.failures, 6)) * random.uniform(0.5, 1.0)
-        log.warning("%s failed (%s); trying again in %.0f s", what, _short(err), delay)
+        log.warning("%s failed (%s); trying again in %.0f s", what, one_line(err), delay)
         with suppress(TimeoutError):
             await asyncio.wait_for(self.stop.wait(), timeout=delay)
 
@@ -117,7 +118,7 @@ class Poller:
                 await backoff.wait("getUpdates", err)
                 continue
             except Exception as err:  # the database away: the batch is fetched again
-                log.error("storing updates failed (%s); fetching them again", _short(err))
+                log.error("storing updates failed (%s); fetching them again", one_line(err))
                 await backoff.wait("storing updates", err)
                 continue
             backoff.reset()
@@ -276,10 +277,4 @@ async def _keep_resuming(channel: TelegramChannel, bot: Bot, stop: asyncio.Event
             try:
                 await channel.resume(bot)
             except Exception as err:  # the database away: next time
-                log.warning("looking for stored updates failed (%s)", _short(err))
-
-
-def _short(err: BaseException) -> str:
-    """One line about ``err``, without the update or anything personal in it."""
-    text = str(err).splitlines()[0] if str(err) else ""
-    return f"{type(err).__name__}: {text[:200]}" if text else type(err).__name__
+                log.warning("looking for stored updates failed (%s)", one_line(err))

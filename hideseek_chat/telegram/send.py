@@ -331,7 +331,7 @@ async def _unpin(bot: Bot, conversation: ConversationPort, action: Unpin) -> Non
     try:
         await bot.unpin_chat_message(telegram_id(action.to), message_id=int(ref))
     except (BadRequest, Forbidden) as err:  # not an admin, or the message is gone
-        log.info("could not unpin message %s in %s: %s", ref, action.to, err)
+        log.info("could not unpin message %s in %s: %s", ref, who(action.to), err)
 
 
 async def _delete(bot: Bot, action: DeleteMessage) -> None:

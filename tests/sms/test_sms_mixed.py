@@ -45,7 +45,10 @@ async def test_a_telegram_game_with_a_player_by_text(
         await tg.send("Bob", "/invite +41 79 123 45 64")
         assert "admin" in tg.texts(since=mark).lower(), "only the admin invites"
         assert gateway.to(DAVE) == []
-        await tg.send("Alice", "/invite +41 79 123 45 64")
+        invite = await tg.send("Alice", "/invite +41 79 123 45 64")
+        assert invite.message is not None
+        deleted = [int(p["message_id"]) for p in tg.api.sent("deleteMessage")]
+        assert invite.message.message_id in deleted, "the command holding the number is gone"
         [invitation] = gateway.to(DAVE)
         found = re.search(r"JOIN ([A-Z0-9]{4})", invitation)
         assert found is not None

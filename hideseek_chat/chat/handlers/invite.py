@@ -1,7 +1,8 @@
 """``/invite +41…``: a game's admin invites a player without Telegram, who plays by text.
 
 The number gets the game's join code by SMS (the group's code, made on first use); the
-group reads only that the invitation went out, never the number. A number that texted STOP
+admin's command, which holds the number, is deleted where the bot may delete, and the bot's
+own answer never repeats it. A number that texted STOP
 gets nothing (the SMS channel leaves out opted-out numbers).
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.handlers.setup import require_admin
-from hideseek_chat.chat.model import Outbound, SendText
+from hideseek_chat.chat.model import DeleteMessage, Outbound, SendText
 from hideseek_chat.chat.parsing import phone_number
 from hideseek_chat.chat.turn import Turn
 
@@ -26,7 +27,10 @@ def invite(turn: Turn, args: tuple[str, ...]) -> list[Outbound]:
     code = uow.sms.code_of_chat(turn.game_chat(), now)
     turn.wrote()
     text = turn.say("sms.invited", code=code)
-    return [
-        SendText(invited.ref, text=text, private=True),
-        turn.reply(turn.say("sms.invite_sent")),
-    ]
+    sent: list[Outbound] = [SendText(invited.ref, text=text, private=True)]
+    if turn.msg.message_ref:  # the number stays in the group no longer than it must
+        sent.append(DeleteMessage(turn.msg.chat, message_ref=turn.msg.message_ref))
+        sent.append(turn.to_group(turn.say("sms.invite_sent")))
+    else:
+        sent.append(turn.reply(turn.say("sms.invite_sent")))
+    return sent
