@@ -61,7 +61,7 @@ from hideseek_chat.store import make_engine, unit_of_work_factory
 from hideseek_chat.store.models import Base, PingRow
 from hideseek_chat.telegram.bot import STORE_THREADS
 from hideseek_chat.web.server import make_app, make_server
-from hideseek_chat.web.trackers import DriverIngest, tracker_routes
+from hideseek_chat.web.trackers import BATCH, IN_FLIGHT, DriverIngest, tracker_routes
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PORT = 8791
@@ -90,7 +90,15 @@ def _report(name: str, samples: list[float], wall: float, floor_rate: float | No
     return rate
 
 
-def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int) -> None:
+def _measure(
+    engine: Engine,
+    pings: int,
+    games: int,
+    clients: list[int],
+    servers: int,
+    batch: int,
+    in_flight: int,
+) -> None:
     Base.metadata.create_all(engine)
     uow_factory = unit_of_work_factory(engine)
     made = [Game(uow_factory, f"tg:-300{i}", f"t{i}") for i in range(games)]
@@ -112,7 +120,7 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
     for _ in range(servers):
         ready = spawn.Event()
         url = str(engine.url.render_as_string(hide_password=False))
-        child = spawn.Process(target=_serve, args=(url, ready, stop))
+        child = spawn.Process(target=_serve, args=(url, ready, stop, batch, in_flight))
         child.start()
         if not ready.wait(60):
             raise RuntimeError("the server did not start")
@@ -201,8 +209,8 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
                 samples.append(time.perf_counter() - began)
 
         try:
-            for _ in range(25):  # warm up, each connection
-                for reader, writer in connections:
+            for _ in range(max(25, len(tokens) // len(connections) + 1)):  # warm up: each
+                for reader, writer in connections:  # connection, each token's game once
                     await post(reader, writer)
             began = time.perf_counter()
             cpu, client_cpu = server_cpu(), time.process_time()
@@ -215,7 +223,7 @@ def _measure(engine: Engine, pings: int, games: int, clients: int, servers: int)
         return samples, wall, used, client_used
 
     try:
-        for n_clients in (1, clients):
+        for n_clients in clients:
             samples, wall, used, client_used = asyncio.run(post_all(n_clients, pings))
             _report(f"http {n_clients}", samples, wall, floor_rate)
             per_ping = used / len(samples) * 1000
@@ -236,14 +244,15 @@ def _cpu_seconds(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _serve(url: str, ready: Any, stop: Any) -> None:
+def _serve(url: str, ready: Any, stop: Any, batch: int, in_flight: int) -> None:
     """The bot's side, in a process of its own: the web server with the tracker routes
     around a conversation whose store calls run in ``STORE_THREADS`` threads."""
     engine = make_engine(url, pool_size=16)
     conversation = Conversation(unit_of_work_factory(engine), seeds=lambda: 11)
     threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="store")
     driver = Driver(conversation, Quiet(), lambda: datetime.now(UTC), threads=threads)
-    routes = tracker_routes(DriverIngest(lambda: driver), 10_000_000)
+    ingest = DriverIngest(lambda: driver, batch=batch, in_flight=in_flight)
+    routes = tracker_routes(ingest, 10_000_000)
     server = make_server(make_app(routes), "127.0.0.1", PORT)
     # Several workers share the port (SO_REUSEPORT): the kernel spreads the connections.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # NODELAY
@@ -266,8 +275,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--pings", type=int, default=3000)
     parser.add_argument("--games", type=int, default=50)
-    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--clients", default="1,4,8", help="client counts, one run each")
     parser.add_argument("--servers", type=int, default=1, help="worker processes, one port")
+    parser.add_argument("--batch", type=int, default=BATCH, help="pings stored in one commit")
+    parser.add_argument("--in-flight", type=int, default=IN_FLIGHT, help="batches at once")
     parser.add_argument(
         "--postgres", default=os.environ.get("HIDESEEK_BENCH_POSTGRES_URL", DEFAULT_POSTGRES)
     )
@@ -280,7 +291,15 @@ def main() -> None:
     options = quote(f"-csearch_path={schema}")
     engine = make_engine(f"{args.postgres}{separator}options={options}", pool_size=16)
     try:
-        _measure(engine, args.pings, args.games, args.clients, args.servers)
+        _measure(
+            engine,
+            args.pings,
+            args.games,
+            [int(n) for n in args.clients.split(",")],
+            args.servers,
+            args.batch,
+            args.in_flight,
+        )
     finally:
         engine.dispose()
         with admin.begin() as connection:

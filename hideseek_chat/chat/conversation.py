@@ -51,7 +51,7 @@ from hideseek_chat.rules.decisions import AudienceKind, Notify
 from hideseek_chat.rules.errors import RuleViolation, WrongPhase
 from hideseek_chat.rules.ruleset import ruleset_paths
 from hideseek_chat.rules.state import GameState, Phase
-from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWorkFactory
+from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWork, UnitOfWorkFactory
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.trackers import Holder
@@ -175,7 +175,7 @@ class Conversation:
                     uow.updates.settle(update_id, InboxStatus.REFUSED, msg.at, msg.chat)
                     uow.commit()
                 return replies
-            except Exception:
+            except Exception:  # each ping is handled again alone, and raises there
                 uow.rollback()
                 if not uow.updates.begin_deferred():
                     return []
@@ -195,31 +195,76 @@ class Conversation:
         (``msg``'s chat and sender are replaced by the holder's). None, with nothing
         written, for an unknown or revoked token; else the replies to send now."""
         with self.uow_factory() as uow:
-            holder = uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at)
-            if holder is None:
-                return None
-            if holder.games == 0:  # in no running game: nothing to record
-                uow.commit()
-                return []
-            person = holder.person_ref
-            msg = replace(
-                msg,
-                chat=person,
-                sender=Sender(person, ""),
-                device_ref=f"trk:{holder.tracker_id}",
-            )
-            turn = Turn(self.services, msg, uow)
-            if holder.games == 1 and holder.newest_chat is not None:
-                turn.about(holder.newest_chat)
             try:
-                replies = routes.dispatch(turn)
+                replies, applied = self._tracker_turn(uow, msg, hashed)
             except (RuleViolation, ChatError, GameNotFound):
                 uow.rollback()  # nothing the ping could establish: it changes nothing
                 return []
             uow.commit()
-        if turn.applied:
+        if applied:
             self.maybe_pending = True
         return replies
+
+    def handle_trackers(
+        self, pings: list[tuple[TrackerIn, str]]
+    ) -> list[list[Outbound] | Exception | None]:
+        """Several pings (``handle_tracker``'s arguments), in arrival order, in one unit of
+        work: one commit for all, which is what a busy tracker server spends its time on.
+        Each ping gets what ``handle_tracker`` would answer, or the exception it raised.
+        When any of them is refused or fails, nothing of the batch is kept and each ping is
+        handled again alone, so one ping's fate never depends on another's."""
+        if len(pings) == 1:
+            return [self._tracker_alone(*pings[0])]
+        games: set[int] = set()
+        try:
+            with self.uow_factory() as uow:
+                answers: list[list[Outbound] | Exception | None] = []
+                applied = False
+                for msg, hashed in pings:
+                    replies, wrote = self._tracker_turn(uow, msg, hashed, games)
+                    answers.append(replies)
+                    applied = applied or wrote
+                uow.commit()
+        except Exception:  # each ping is handled again alone, and raises there
+            for game_id in games:  # a state cached from what was rolled back
+                self.services.states.pop(game_id, None)
+            return [self._tracker_alone(msg, hashed) for msg, hashed in pings]
+        if applied:
+            self.maybe_pending = True
+        return answers
+
+    def _tracker_alone(self, msg: TrackerIn, hashed: str) -> list[Outbound] | Exception | None:
+        try:
+            return self.handle_tracker(msg, hashed)
+        except Exception as failed:
+            return failed
+
+    def _tracker_turn(
+        self, uow: UnitOfWork, msg: TrackerIn, hashed: str, games: set[int] | None = None
+    ) -> tuple[list[Outbound] | None, bool]:
+        """One ping in ``uow``: its replies (None: an unknown token) and whether it changed
+        a game; the ids of the games it read are added to ``games``. A refusal raises."""
+        holder = uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at)
+        if holder is None:
+            return None, False
+        if holder.games == 0:  # in no running game: nothing to record
+            return [], False
+        person = holder.person_ref
+        msg = replace(
+            msg,
+            chat=person,
+            sender=Sender(person, ""),
+            device_ref=f"trk:{holder.tracker_id}",
+        )
+        turn = Turn(self.services, msg, uow)
+        if holder.games == 1 and holder.newest_chat is not None:
+            turn.about(holder.newest_chat)
+        try:
+            replies = routes.dispatch(turn)
+        finally:
+            if games is not None and turn.read_game_id is not None:
+                games.add(turn.read_game_id)
+        return replies, bool(turn.applied)
 
     def tracker_holder(self, hashed: str) -> Holder | None:
         """Whose live tracker token hashes to ``hashed``, writing nothing."""

@@ -253,6 +253,11 @@ class Turn:
         if self._game is None:
             self._game = (game_id, state)
 
+    @property
+    def read_game_id(self) -> int | None:
+        """The game this turn has read or changed so far, if any (looking nothing up)."""
+        return None if self._game is None else self._game[0]
+
     def has_game(self) -> bool:
         try:
             self.game()

@@ -37,7 +37,7 @@ from starlette.routing import Route
 
 from hideseek_chat import metrics
 from hideseek_chat.chat.drive import Driver, adapt, kind_of, wall_clock
-from hideseek_chat.chat.model import ChatKind, Sender, TrackerIn
+from hideseek_chat.chat.model import ChatKind, Outbound, Sender, TrackerIn
 from hideseek_chat.chat.tracker_links import APPS, PREFIX
 from hideseek_chat.store.trackers import Holder, token_hash
 from hideseek_chat.web import tracker_formats as formats
@@ -54,6 +54,9 @@ TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 MAX_FIELDS = 64
 #: Tokens whose rate is remembered at once; the fullest buckets are forgotten first.
 MAX_BUCKETS = 50_000
+#: The most pings stored in one transaction, and how many such batches may be in flight.
+BATCH = 32
+IN_FLIGHT = 2
 
 
 class Ingest(Protocol):
@@ -75,10 +78,25 @@ class NotReady(Exception):
 
 class DriverIngest:
     """``Ingest`` through a channel's drive loop (``driver()``, None while the bot starts):
-    the store's work in its threads, like an update's, then the replies and the outbox."""
+    the store's work in its threads, like an update's, then the replies and the outbox.
 
-    def __init__(self, driver: Callable[[], Driver | None]) -> None:
+    Pings that arrive while ``in_flight`` batches are being stored wait and go together,
+    at most ``batch`` at once, in one transaction (``Conversation.handle_trackers``): one
+    commit for many, so a busy server spends less on each ping. Each is answered only after
+    its batch was committed, and alone a ping goes at once."""
+
+    def __init__(
+        self,
+        driver: Callable[[], Driver | None],
+        *,
+        batch: int = BATCH,
+        in_flight: int = IN_FLIGHT,
+    ) -> None:
         self._driver = driver
+        self._batch = batch
+        self._in_flight = in_flight
+        self._waiting: list[tuple[TrackerIn, str, asyncio.Future[list[Outbound] | None]]] = []
+        self._writers: set[asyncio.Task[None]] = set()
 
     @property
     def driver(self) -> Driver:
@@ -98,9 +116,13 @@ class DriverIngest:
         driver = self.driver
         started = time.perf_counter()
         loop = asyncio.get_running_loop()
-        replies = await loop.run_in_executor(
-            driver.threads, driver.conversation.handle_tracker, msg, hashed
-        )
+        answer: asyncio.Future[list[Outbound] | None] = loop.create_future()
+        self._waiting.append((msg, hashed, answer))
+        if len(self._writers) < self._in_flight:
+            writer = loop.create_task(self._write(driver))
+            self._writers.add(writer)
+            writer.add_done_callback(self._writers.discard)
+        replies = await answer
         if replies is None:
             return False
         if replies:
@@ -109,6 +131,27 @@ class DriverIngest:
             await driver.drain()
         metrics.update_handled(kind_of(msg), time.perf_counter() - started)  # "tracker"
         return True
+
+    async def _write(self, driver: Driver) -> None:
+        """Store what waits, a batch at a time, until nothing does."""
+        loop = asyncio.get_running_loop()
+        while self._waiting:
+            batch = self._waiting[: self._batch]
+            del self._waiting[: self._batch]
+            pings = [(msg, hashed) for msg, hashed, _ in batch]
+            try:
+                answers = await loop.run_in_executor(
+                    driver.threads, driver.conversation.handle_trackers, pings
+                )
+            except Exception as failed:  # each waiting request hears of it
+                answers = [failed] * len(batch)
+            for (_, _, answer), outcome in zip(batch, answers, strict=True):
+                if answer.done():  # the request went away: its ping is stored all the same
+                    continue
+                if isinstance(outcome, Exception):
+                    answer.set_exception(outcome)
+                else:
+                    answer.set_result(outcome)
 
 
 class RateLimit:

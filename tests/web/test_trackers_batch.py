@@ -1,0 +1,150 @@
+"""Tracker pings stored together (issue 20's speed): ``Conversation.handle_trackers`` keeps
+each ping's answer what it would be alone, and a ping that fails sinks nothing else; the
+web side groups the pings that wait while a batch is being stored, and hands each request
+its own outcome."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from hideseek_chat.chat import routes
+from hideseek_chat.chat.drive import Capabilities, Driver
+from hideseek_chat.chat.model import ChatKind, Outbound, Sender, TrackerIn
+from hideseek_chat.chat.turn import Turn
+from hideseek_chat.console.table import Table
+from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.trackers import token_hash
+from hideseek_chat.web.trackers import DriverIngest
+from tests.chat.play import SEEKERS_START, begin
+from tests.web.trackers_server import token_of, tracker_table
+
+FAILING_LAT = 12.345
+
+
+def ping(at: datetime, lat: float = SEEKERS_START[0]) -> TrackerIn:
+    return TrackerIn(
+        chat="",
+        kind=ChatKind.PRIVATE,
+        sender=Sender("", ""),
+        at=at,
+        lat=lat,
+        lon=SEEKERS_START[1],
+        accuracy_m=8.0,
+        live=True,
+        edited=True,
+        sent_at=at,
+        app="traccar",
+        speed_kmh=3.0,
+    )
+
+
+def stored(uow_factory: UnitOfWorkFactory, table: Table, name: str) -> int:
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        player = loaded.state.player_by_ref(table.people[name.lower()].ref)
+        assert player is not None
+        return len(uow.pings.last(loaded.id, player.id, 50))
+
+
+def test_a_batch_answers_each_ping_as_it_would_be_answered_alone(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = tracker_table(uow_factory, 9)
+    _hider, (s1, s2) = begin(table)
+    first, second = token_hash(token_of(table, s1)), token_hash(token_of(table, s2))
+    table.wait(timedelta(minutes=2))
+    now = table.now
+    answers = table.conversation.handle_trackers(
+        [
+            (ping(now), first),
+            (ping(now), token_hash("x" * 32)),  # no such token
+            (ping(now), second),
+            (ping(now), first),  # the same fix again: not stored twice
+            (ping(now + timedelta(seconds=5)), first),  # a newer one
+        ]
+    )
+    assert answers == [[], None, [], [], []]
+    assert stored(uow_factory, table, s1) == 2
+    assert stored(uow_factory, table, s2) == 1
+
+
+def test_a_ping_that_fails_sinks_nothing_else(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tracker_table(uow_factory, 9)
+    _hider, (s1, s2) = begin(table)
+    first, second = token_hash(token_of(table, s1)), token_hash(token_of(table, s2))
+    table.wait(timedelta(minutes=2))
+    dispatch = routes.dispatch
+
+    def failing(turn: Turn) -> list[Outbound]:
+        if getattr(turn.msg, "lat", None) == FAILING_LAT:
+            raise RuntimeError("broken handler")
+        return dispatch(turn)
+
+    monkeypatch.setattr(routes, "dispatch", failing)
+    answers = table.conversation.handle_trackers(
+        [(ping(table.now), first), (ping(table.now, FAILING_LAT), second)]
+    )
+    assert answers[0] == []
+    assert isinstance(answers[1], RuntimeError)
+    assert stored(uow_factory, table, s1) == 1, "the good ping is kept"
+    assert stored(uow_factory, table, s2) == 0, "the failed one changed nothing"
+
+
+class Recording:
+    """A conversation that records the batches it is handed; a ping at ``FAILING_LAT``
+    fails, one whose chat says "unknown" has no holder."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+        self.maybe_pending = False
+
+    def handle_trackers(self, pings: Sequence[tuple[TrackerIn, str]]) -> list[Any]:
+        self.batches.append(len(pings))
+        return [
+            RuntimeError("broken")
+            if msg.lat == FAILING_LAT
+            else None
+            if hashed == "unknown"
+            else []
+            for msg, hashed in pings
+        ]
+
+
+def test_waiting_pings_go_together_and_each_request_hears_its_own_outcome() -> None:
+    conversation = Recording()
+
+    async def perform(actions: object, now: datetime) -> bool:
+        return True
+
+    channel = SimpleNamespace(perform=perform, capabilities=Capabilities())
+    with ThreadPoolExecutor(2) as threads:
+        driver = cast(
+            Driver, SimpleNamespace(conversation=conversation, channel=channel, threads=threads)
+        )
+        ingest = DriverIngest(lambda: driver, batch=4, in_flight=1)
+        now = datetime(2026, 5, 1, 12, 0)
+
+        async def all_at_once() -> list[Any]:
+            sent = [ping(now, FAILING_LAT if n == 3 else 50.0) for n in range(7)]
+            hashes = ["unknown" if n == 5 else f"h{n}" for n in range(7)]
+            return await asyncio.gather(
+                *(ingest.receive(msg, hashed) for msg, hashed in zip(sent, hashes, strict=True)),
+                return_exceptions=True,
+            )
+
+        outcomes = asyncio.run(all_at_once())
+    # All seven wait before the writer runs: four at most, then the other three.
+    assert conversation.batches == [4, 3]
+    assert outcomes[:3] == [True, True, True]
+    assert isinstance(outcomes[3], RuntimeError)
+    assert outcomes[4:] == [True, False, True]
