@@ -119,8 +119,8 @@ def _measure(
     children = []
     for _ in range(servers):
         ready = spawn.Event()
-        url = str(engine.url.render_as_string(hide_password=False))
-        child = spawn.Process(target=_serve, args=(url, ready, stop, batch, in_flight))
+        database = str(engine.url.render_as_string(hide_password=False))
+        child = spawn.Process(target=_serve, args=(database, ready, stop, batch, in_flight))
         child.start()
         if not ready.wait(60):
             raise RuntimeError("the server did not start")
