@@ -73,3 +73,20 @@ def test_members_codes_statuses_counts_and_erasure(uow_factory: UnitOfWorkFactor
         assert uow.sms.number(A, START, create=False) is None
         assert [m.id for m in uow.sms.members(group)] == [b.id]
         assert uow.sms.counts(group) == (2, 3)  # the game's count stays, without the number
+
+
+def test_a_photos_note_speaks_the_language_of_the_text_it_ends(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    from hideseek_chat.sms.outgoing import note
+    from hideseek_chat.store.chats import ChatPrefs
+
+    with uow_factory() as uow:
+        uow.chats.set_prefs("sms:@K7QX", ChatPrefs(language="de"), START)
+        spanish = uow.sms.number(A, START)
+        stranger = uow.sms.number(B, START)
+        assert spanish is not None and stranger is not None
+        uow.chats.set_language(spanish.ref, "Ana", "es", START)
+        assert note(uow, "sms:@K7QX") == "(ein Foto: Telegram-Spieler sehen es)"
+        assert note(uow, spanish.ref).startswith("(una foto")
+        assert note(uow, stranger.ref) == "(a photo: Telegram players see it)"
