@@ -11,7 +11,13 @@ from datetime import datetime
 from functools import cache
 
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
-from hideseek_chat.chat.model import AnswerButton, EditButtons, Outbound, SendText
+from hideseek_chat.chat.model import (
+    STATUS_SLOT,
+    AnswerButton,
+    EditButtons,
+    Outbound,
+    SendText,
+)
 from hideseek_chat.chat.texts import say
 from hideseek_chat.sms import choices as numbered_choices
 from hideseek_chat.sms.segments import prepare, split
@@ -73,7 +79,7 @@ def plan(
             action = SendText(action.to, text=action.text, private=True)
         if not isinstance(action, SendText):
             continue
-        if action.slot == "status" or action.transient:
+        if action.slot == STATUS_SLOT or action.transient:
             continue  # STATUS asks for the status; a progress needs an edit
         body = action.text
         if action.pre:
