@@ -43,6 +43,7 @@ from hideseek_chat.store import (
     unit_of_work_factory,
 )
 from hideseek_chat.store.inbox import RETENTION as INBOX_RETENTION
+from hideseek_chat.store.sms import is_sms
 from hideseek_chat.telegram import runner
 from hideseek_chat.telegram.bot import (
     ALLOWED_UPDATES,
@@ -477,5 +478,5 @@ async def _resume_sms(sms: SmsChannel) -> None:
     """Apply the stored texts left pending (a restart, a crash)."""
     pending = await sms._call(sms.conversation.pending_updates, PENDING_BATCH)
     for stored in pending:
-        if stored.update_id.startswith("sms:"):
+        if is_sms(stored.update_id):
             sms.dispatch_stored(stored)

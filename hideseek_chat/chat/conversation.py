@@ -32,6 +32,7 @@ from hideseek_chat.chat.keyboards import Verb, decode, open_private
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import (
+    STATUS_SLOT,
     AnswerButton,
     ButtonIn,
     ChatKind,
@@ -409,9 +410,9 @@ class Conversation:
                 fmt = services.formatter(uow, chat, loaded.state, now=now)
                 text = outbox.status(services, uow, loaded.id, loaded.state, fmt, now)
                 over = loaded.state.phase == Phase.GAME_OVER
-            status: tuple[Outbound, ...] = (SendText(chat, text=text, slot="status"),)
+            status: tuple[Outbound, ...] = (SendText(chat, text=text, slot=STATUS_SLOT),)
             if over:  # the final status: it need not stay on top
-                status = (*status, Unpin(chat, slot="status"))
+                status = (*status, Unpin(chat, slot=STATUS_SLOT))
             deliveries.append(Delivery(0, status))
         return deliveries
 
@@ -512,13 +513,13 @@ class Conversation:
         with self.uow_factory() as uow:
             return uow.chats.topic(chat)
 
-    def status_ref(self, chat: str, slot: str = "status") -> str | None:
+    def status_ref(self, chat: str, slot: str = STATUS_SLOT) -> str | None:
         """The channel's id of the message kept in ``slot`` of ``chat`` (see SendText.slot)."""
         with self.uow_factory() as uow:
             return uow.chats.message_ref(chat, slot)
 
     def remember_status(
-        self, chat: str, message_ref: str, now: datetime, slot: str = "status"
+        self, chat: str, message_ref: str, now: datetime, slot: str = STATUS_SLOT
     ) -> None:
         with self.uow_factory() as uow:
             uow.chats.set_message_ref(chat, slot, message_ref, now)

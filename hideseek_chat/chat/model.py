@@ -172,6 +172,10 @@ class Outbound:
     to: str  # a chat key or a person's ref (their private chat)
 
 
+#: The slot of the group's pinned status (``SendText.slot``, ``Unpin.slot``).
+STATUS_SLOT = "status"
+
+
 @dataclass(frozen=True)
 class SendText(Outbound):
     text: str = ""
@@ -237,7 +241,7 @@ class Unpin(Outbound):
     """The message kept in ``slot`` (the game's status) is final: unpin it (the next game's
     status is a message of its own). A channel that cannot pin leaves it out."""
 
-    slot: str = "status"
+    slot: str = STATUS_SLOT
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from hideseek_chat.chat.keyboards import BOTNET_VERBS, Press, Verb, decode
 from hideseek_chat.chat.model import (
     AnswerButton,
     ButtonIn,
+    ChatKind,
     CommandIn,
     EditButtons,
     FileIn,
@@ -334,14 +335,18 @@ def dispatch(turn: Turn) -> list[Outbound]:
 
 def wants_rights(msg: Inbound) -> bool:
     """Whether the channel should tell the bot's rights in the group with ``msg``
-    (``Inbound.bot_rights``): a game or a round is about to start."""
-    starts_round = False
+    (``Inbound.bot_rights``): a game or a round is about to start (a command of
+    ``presence.ROUND_COMMANDS``, or the press that starts the next round)."""
+    if msg.kind != ChatKind.GROUP:
+        return False
+    if isinstance(msg, CommandIn):
+        return msg.name in presence.ROUND_COMMANDS
     if isinstance(msg, ButtonIn):
         try:
-            starts_round = decode(msg.data).verb == Verb.NEXT_ROUND
+            return decode(msg.data).verb == Verb.NEXT_ROUND
         except ChatError:
-            starts_round = False
-    return presence.wants_rights(msg, starts_round)
+            return False
+    return False
 
 
 def _dispatch(turn: Turn) -> list[Outbound]:

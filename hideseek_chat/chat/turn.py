@@ -36,6 +36,7 @@ from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.state import GameState, Phase, Player
 from hideseek_chat.store import GameNotFound, UnitOfWork, UnitOfWorkFactory, create_game
 from hideseek_chat.store.chats import PersonGame
+from hideseek_chat.store.sms import is_sms
 from hideseek_chat.store.uow import RulesetLoader, fire_due, record_applied
 
 #: Games whose state one process keeps in memory (about 30 KB each, 60 MB in all), finished
@@ -127,7 +128,7 @@ class Services:
         units = prefs.units or (ruleset.units if ruleset else "metric")
         zone = state.settings.time_zone if state is not None else UTC_NAME
         language = (uow.chats.language(person) if person else None) or prefs.language
-        by_text = (person or chat).startswith("sms:")  # an SMS player, an SMS game
+        by_text = is_sms(person or chat)  # an SMS player, an SMS game
         return Formatter(language, units, zone, ruleset, now=now, by_text=by_text)
 
     def state_at(self, uow: UnitOfWork, game_id: int, stamp: int | None) -> GameState:
@@ -376,7 +377,7 @@ class Turn:
                 )
             except GameNotFound:
                 language = self.uow.chats.language(self.reader) if self.reader else None
-                by_text = bool(self.reader and self.reader.startswith("sms:"))
+                by_text = bool(self.reader and is_sms(self.reader))
                 self._fmt = Formatter(language or "en", by_text=by_text)
         return self._fmt
 

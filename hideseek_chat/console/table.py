@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import Capabilities, Driver, run_sync
 from hideseek_chat.chat.model import (
+    STATUS_SLOT,
     AnswerButton,
     Button,
     ButtonIn,
@@ -370,8 +371,8 @@ class Table:
     def _edit_status(self, action: SendText) -> None:
         """The message kept in ``action.slot`` (the pinned status, a map job's progress),
         edited in place, text and buttons; sent when there is none yet."""
-        slot = action.slot or "status"
-        if slot == "status":
+        slot = action.slot or STATUS_SLOT
+        if slot == STATUS_SLOT:
             self.status_log.append(Line(self.mark(), self.now, action.to, action.text, slot=slot))
         else:
             self.slot_log.append(Line(self.mark(), self.now, action.to, action.text, slot=slot))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
+from hideseek_chat.chat.model import STATUS_SLOT
 from hideseek_chat.console.table import Line, Table
 
 Write = Callable[[str], None]
@@ -66,7 +67,7 @@ class Transcript:
             if line.id <= self.printed:
                 continue
             self.printed = line.id
-            if line.slot == "status" and not self.show_status:
+            if line.slot == STATUS_SLOT and not self.show_status:
                 continue
             if line.kind == "live" and self.pin_every is not None:
                 key = (line.chat, line.author)

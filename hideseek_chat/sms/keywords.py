@@ -1,5 +1,6 @@
 """What a text message means: a keyword (NEW, JOIN, STATUS, STOP, START, HELP, DIGEST,
-FORGETME, in English, German or Spanish), any command of the routing table, or plain text.
+FORGETME, NAME, in English, German or Spanish), any command of the routing table, or plain
+text.
 
 Case does not matter and a leading slash is optional: ``new small``, ``/NEU small``,
 ``ask radar 1km``. Commands are read from ``chat.routes.COMMANDS``, so a new command works
@@ -26,6 +27,7 @@ class Keyword(StrEnum):
     HELP = "help"
     DIGEST = "digest"  # DIGEST 15 / DIGEST OFF: plain announcements together
     FORGET = "forget"  # FORGETME: /forgetme, erase what is kept about the number (asks first)
+    NAME = "name"  # NAME Alex: the name the others see (only with nothing to answer)
     COMMAND = "command"  # any command of the routing table
     TEXT = "text"  # anything else: a pin typed as text, a word
 
@@ -48,13 +50,22 @@ WORDS: dict[Keyword, dict[str, tuple[str, ...]]] = {
         "de": ("vergissmich",),
         "es": ("olvidame", "olvídame", "borrarme"),
     },
+    Keyword.NAME: {"en": ("name",), "de": ("name",), "es": ("nombre",)},
 }
-_BY_WORD: dict[str, tuple[Keyword, str]] = {
-    word: (keyword, language)
-    for keyword, languages in WORDS.items()
-    for language, words in languages.items()
-    for word in words
-}
+
+
+def _by_word() -> dict[str, tuple[Keyword, str | None]]:
+    """Each word's keyword and language; a word of several languages names no language."""
+    found: dict[str, tuple[Keyword, str | None]] = {}
+    for keyword, languages in WORDS.items():
+        for language, words in languages.items():
+            for word in words:
+                shared = word in found and found[word][1] != language
+                found[word] = (keyword, None if shared else language)
+    return found
+
+
+_BY_WORD = _by_word()
 _COMMAND_NAMES = frozenset(command.name for command in COMMANDS)
 
 

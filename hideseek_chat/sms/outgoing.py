@@ -11,7 +11,13 @@ from datetime import datetime
 from functools import cache
 
 from hideseek_chat.chat.i18n import LANGUAGES, Formatter
-from hideseek_chat.chat.model import AnswerButton, EditButtons, Outbound, SendText
+from hideseek_chat.chat.model import (
+    STATUS_SLOT,
+    AnswerButton,
+    EditButtons,
+    Outbound,
+    SendText,
+)
 from hideseek_chat.chat.texts import say
 from hideseek_chat.sms import choices as numbered_choices
 from hideseek_chat.sms.segments import prepare, split
@@ -73,7 +79,7 @@ def plan(
             action = SendText(action.to, text=action.text, private=True)
         if not isinstance(action, SendText):
             continue
-        if action.slot == "status" or action.transient:
+        if action.slot == STATUS_SLOT or action.transient:
             continue  # STATUS asks for the status; a progress needs an edit
         body = action.text
         if action.pre:
@@ -150,8 +156,15 @@ def due_digests(uow: UnitOfWork, now: datetime) -> list[Text]:
 
 
 def note(uow: UnitOfWork, to: str) -> str:
-    """What a text says for a photo it cannot carry."""
-    language = uow.chats.language(to) if number_id_of(to) is not None else None
+    """What a text to ``to`` says for a photo it cannot carry, in the text's language: a
+    person's own, else their game's; a game chat's."""
+    chat: str | None = to
+    language = None
+    if number_id_of(to) is not None:
+        language = uow.chats.language(to)
+        chat = uow.chats.game_chat_for(to)
+    if language is None and chat is not None:
+        language = uow.chats.prefs(chat).language
     return say("sms.photo_note", {}, Formatter(language or "en"))
 
 

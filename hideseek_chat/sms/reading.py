@@ -1,5 +1,5 @@
 """Reading an inbound text: the carrier's and the channel's own keywords answered here
-(STOP, START, HELP, DIGEST, NAME, a numbered choice, NEW's and JOIN's game), anything else
+(STOP, START, HELP, DIGEST, a numbered choice, NAME, NEW's and JOIN's game), anything else
 made the conversation's message, in the game's chat or the person's private one.
 
 Runs inside the caller's unit of work (``SmsChannel``), so a text can be stored, read and
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -95,12 +96,12 @@ def read(
     known = uow.sms.number(number, now)
     assert known is not None
     ref = known.ref
-    known_name = uow.chats.name_of(ref)
-    name = known_name or f"Player {known.id}"
-    if known_name is None or not uow.chats.can_message(ref):
-        uow.chats.met(ref, name, now, private_ok=True)  # texting is writing back
     language = parsed.language or uow.chats.language(ref)
     fmt = Formatter(language or "en")
+    known_name = uow.chats.name_of(ref)
+    name = known_name or say("sms.default_name", {"number": known.id}, fmt)
+    if known_name is None or not uow.chats.can_message(ref):
+        uow.chats.met(ref, name, now, private_ok=True)  # texting is writing back
     sender = Sender(ref, name, language=parsed.language)
     own: list[Outbound] = []
 
@@ -219,16 +220,32 @@ def read(
                 own,
             )
         return private(CommandIn, name=parsed.name, args=parsed.args), own
-    words = sms.body.split()
-    if words and words[0].casefold().lstrip("/") in ("name", "nom", "nombre"):
-        given = " ".join(words[1:]).strip()[:MAX_NAME]
-        if not given:
-            reply("sms.name_usage")
-            return settle()
-        uow.chats.met(ref, given, now, private_ok=True)
-        reply("sms.named", name=given)
+    if keyword == Keyword.NAME:
+        _rename(uow, known, " ".join(parsed.args), name, now, reply)
         return settle()
     return private(TextIn, text=sms.body), own
+
+
+def _rename(
+    uow: UnitOfWork,
+    known: Number,
+    given: str,
+    name: str,
+    now: datetime,
+    reply: Callable[..., None],
+) -> None:
+    """``NAME <new name>``: the name the others see from now on. Never while the person's
+    team owes a question its answer: a hider's "name of my station is ..." is an answer, and
+    read as a name it would show the station to the group. (A text that names a pending
+    numbered choice presses it before this is read; the hand's card buttons stay pending
+    all round, so choices alone do not block a name.)"""
+    if not given or len(given) > MAX_NAME:
+        reply("sms.name_usage", name=name, most=MAX_NAME)
+    elif uow.chats.owes_answer(known.ref):
+        reply("sms.name_not_now", name=name)
+    else:
+        uow.chats.met(known.ref, given, now, private_ok=True)
+        reply("sms.named", name=given)
 
 
 def _choice(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
-from hideseek_chat.rules.state import Phase
+from hideseek_chat.rules.state import Phase, QuestionStatus
 from hideseek_chat.store.config import dialect_insert
 from hideseek_chat.store.models import (
     ChatMessageRow,
@@ -21,6 +21,8 @@ from hideseek_chat.store.models import (
     PersonFocusRow,
     PersonRow,
     PlayerRow,
+    QuestionRow,
+    RoundRow,
 )
 from hideseek_chat.store.repository import GameRepository
 
@@ -134,6 +136,32 @@ class Chats:
             .order_by(GameRow.id.desc())
         ).all()
         return [PersonGame(*row) for row in rows]
+
+    def owes_answer(self, ref: str) -> bool:
+        """Whether ``ref`` hides in a running round of an unfinished game whose hiders have
+        a question to answer (a thermometer under way counts)."""
+        waiting = (
+            select(PlayerRow.id)
+            .join(GameRow, GameRow.id == PlayerRow.game_id)
+            .join(
+                RoundRow,
+                (RoundRow.game_id == PlayerRow.game_id)
+                & (RoundRow.hider_team_id == PlayerRow.team_id),
+            )
+            .join(
+                QuestionRow,
+                (QuestionRow.game_id == RoundRow.game_id)
+                & (QuestionRow.round_number == RoundRow.number),
+            )
+            .where(
+                PlayerRow.ref == ref,
+                PlayerRow.active,
+                GameRow.phase != Phase.GAME_OVER,
+                RoundRow.ended_at.is_(None),
+                QuestionRow.status.in_((QuestionStatus.PENDING, QuestionStatus.TRAVELLING)),
+            )
+        )
+        return bool(self.session.scalar(select(exists(waiting))))
 
     def focus(self, ref: str) -> Focus:
         row = self.session.execute(

@@ -10,7 +10,8 @@ The game they chose for their private messages is forgotten, and so are their GP
 links (``tracker_tokens``: the fingerprints and when an app was last heard) and what the bot
 knew of them outside games (their name, language, that they opened a private chat). An SMS
 player's number goes too (``SmsBook.forget``: memberships, choices, held news; the texts sent
-stay counted) and so do the stored texts it sent (their inbox payloads). ``erase_person``
+stay counted) and so does every stored update that names it (their inbox payloads: the texts
+it sent, an admin's ``/invite`` in whatever format it was typed). ``erase_person``
 does the same inside a unit of work the caller commits (the chat's ``/forgetme``).
 """
 
@@ -146,15 +147,41 @@ def erase_person(uow: UnitOfWork, player_ref: str) -> Erasure:
 
 
 def _erase_number(uow: UnitOfWork, player_ref: str) -> int:
-    """Forget the phone number of the SMS player ``player_ref`` and the texts it sent."""
+    """Forget the phone number of the SMS player ``player_ref``, the texts it sent and every
+    other stored update that names it (an admin's ``/invite +41 79 123 45 64``, kept as
+    typed when it failed, was refused or waits)."""
     number_id = number_id_of(player_ref)
     known = None if number_id is None else uow.sms.by_id(number_id)
     if known is None:
         return 0
-    uow.session.execute(
-        update(InboxRow)
-        .where(InboxRow.payload.contains(f'"{known.number}"'))
-        .values(payload=None)
-        .execution_options(synchronize_session=False)
-    )
+    kept = uow.session.execute(
+        select(InboxRow.id, InboxRow.payload).where(InboxRow.payload.is_not(None))
+    ).all()
+    naming = [i for i, payload in kept if payload and _names_number(payload, known.number)]
+    if naming:
+        uow.session.execute(
+            update(InboxRow)
+            .where(InboxRow.id.in_(naming))
+            .values(payload=None)
+            .execution_options(synchronize_session=False)
+        )
     return int(uow.sms.forget(known.id))
+
+
+def _names_number(payload: str, number: str) -> bool:
+    """Whether the stored update ``payload`` holds the E.164 ``number`` in any way it may
+    be typed: ``+41 79 123 45 64``, ``0041 79 123 45 64``, ``+41 (0)79 123-45-64`` or, in
+    the number's own country, ``079 123 45 64``."""
+    import phonenumbers  # only erasing an SMS player needs it
+
+    if number in payload:
+        return True
+    try:
+        region = phonenumbers.region_code_for_number(phonenumbers.parse(number))
+        typed = phonenumbers.PhoneNumberMatcher(
+            payload, region, leniency=phonenumbers.Leniency.POSSIBLE
+        )
+        e164 = phonenumbers.PhoneNumberFormat.E164
+        return any(phonenumbers.format_number(m.number, e164) == number for m in typed)
+    except phonenumbers.NumberParseException:
+        return False

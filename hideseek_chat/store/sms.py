@@ -25,8 +25,10 @@ from hideseek_chat.store.models import (
 #: Join codes: four characters nobody misreads (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 4
-#: A game chat of SMS players only: ``sms:@K7QX``.
-GROUP_PREFIX = "sms:@"
+#: The SMS channel's keys: a person ``sms:17``, a game chat of SMS players only
+#: ``sms:@K7QX``, an inbound text's update id ``sms:SM…``.
+PREFIX = "sms:"
+GROUP_PREFIX = PREFIX + "@"
 #: A delivery status a later callback may not overwrite with an earlier one.
 FINAL_STATUSES = frozenset({"delivered", "undelivered", "failed"})
 
@@ -69,9 +71,14 @@ class Choice:
     message_ref: str
 
 
+def is_sms(key: str) -> bool:
+    """Whether ``key`` (a person's ref, a chat's key or an update id) is the SMS channel's."""
+    return key.startswith(PREFIX)
+
+
 def ref_of(number_id: int) -> str:
     """The person ref of the number with id ``number_id``: ``sms:17``."""
-    return f"sms:{number_id}"
+    return f"{PREFIX}{number_id}"
 
 
 def number_id_of(ref: str) -> int | None:

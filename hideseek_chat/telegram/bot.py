@@ -39,7 +39,14 @@ from hideseek_chat.chat.clock import GameClock
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import REPLYING, Capabilities, Channel, Driver, background_pool
 from hideseek_chat.chat.lanes import Lanes
-from hideseek_chat.chat.model import AnswerButton, BotRights, Inbound, Outbound, SendText
+from hideseek_chat.chat.model import (
+    STATUS_SLOT,
+    AnswerButton,
+    BotRights,
+    Inbound,
+    Outbound,
+    SendText,
+)
 from hideseek_chat.chat.pacing import Pacer
 from hideseek_chat.logs import is_network_error, one_line, who
 from hideseek_chat.store.inbox import Stored
@@ -54,7 +61,7 @@ from hideseek_chat.telegram.convert import (
     to_inbound,
 )
 from hideseek_chat.telegram.limits import PacingLimiter
-from hideseek_chat.telegram.send import STATUS_SLOT, perform
+from hideseek_chat.telegram.send import perform
 
 log = logging.getLogger(__name__)
 

@@ -29,6 +29,7 @@ from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, Tele
 
 from hideseek_chat import metrics
 from hideseek_chat.chat.model import (
+    STATUS_SLOT,
     AnswerButton,
     Button,
     DeleteMessage,
@@ -42,8 +43,6 @@ from hideseek_chat.logs import who
 from hideseek_chat.telegram.convert import telegram_id
 
 log = logging.getLogger(__name__)
-
-STATUS_SLOT = "status"
 
 
 class ConversationPort(Protocol):

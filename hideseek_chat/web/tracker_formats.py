@@ -1,14 +1,17 @@
 """What each tracker app sends, read into one ``Fix`` (or refused with ``BadPing``).
 
 - OwnTracks (HTTP mode): a JSON object; ``_type`` "location" carries ``lat``, ``lon``,
-  ``tst`` (seconds since 1970), ``acc`` (m), ``vel`` (km/h), ``batt`` (%). Any other
+  ``tst`` (seconds since 1970), ``acc`` (m), ``vel`` (km/h). Any other
   ``_type`` (status, waypoints, an empty body when a friend is deleted) is ``Ignored``.
 - Traccar Client / OsmAnd protocol: query or form parameters ``id`` (or ``deviceid``),
   ``lat``, ``lon``, ``timestamp`` (seconds, milliseconds or ISO 8601), ``accuracy`` (m),
-  ``speed`` (knots), ``batt``; or Traccar Client 9's JSON (``location.coords`` with
+  ``speed`` (knots); or Traccar Client 9's JSON (``location.coords`` with
   ``speed`` in m/s, ``location.timestamp`` ISO, ``device_id``).
 - GPSLogger (custom URL, ``chat.tracker_links.GPSLOGGER_QUERY``): ``lat``, ``lon``,
-  ``acc`` (m), ``spd`` (m/s), ``time`` (seconds or ISO), ``batt``.
+  ``acc`` (m), ``spd`` (m/s), ``time`` (seconds or ISO).
+
+Whatever else an app sends (the battery level ``batt``, ``id``, the altitude) is not read:
+nothing shows it, so a value that is not a number never costs a ping.
 
 Absurd values are refused, never clamped: coordinates off the Earth or at exactly 0, 0 (a
 GPS without a fix), a time before ``EARLIEST`` or more than ``MAX_AHEAD`` in the future, a
@@ -57,7 +60,6 @@ class Fix:
     at: datetime
     accuracy_m: float | None = None
     speed_kmh: float | None = None
-    battery: float | None = None
 
 
 def owntracks(body: bytes, now: datetime) -> Fix:
@@ -77,7 +79,6 @@ def owntracks(body: bytes, now: datetime) -> Fix:
         _time(data.get("tst"), now),
         accuracy=data.get("acc"),
         speed_kmh=_number_or_none(data.get("vel")),
-        battery=data.get("batt"),
     )
 
 
@@ -92,7 +93,6 @@ def osmand(params: Mapping[str, str], body: bytes, now: datetime) -> Fix:
         _time(params.get("timestamp"), now),
         accuracy=params.get("accuracy") or params.get("hdop"),
         speed_kmh=None if speed is None else speed * KNOT_KMH,
-        battery=params.get("batt"),
     )
 
 
@@ -105,7 +105,6 @@ def gpslogger(params: Mapping[str, str], now: datetime) -> Fix:
         _time(params.get("time") or params.get("timestamp"), now),
         accuracy=params.get("acc"),
         speed_kmh=None if speed is None else speed * MS_KMH,
-        battery=params.get("batt"),
     )
 
 
@@ -118,16 +117,12 @@ def _traccar_json(body: bytes, now: datetime) -> Fix:
     if not isinstance(coords, dict):
         raise BadPing("no_coords")
     speed = _number_or_none(coords.get("speed"))
-    battery = location.get("battery")
-    level = battery.get("level") if isinstance(battery, dict) else None
-    level_pct = _number_or_none(level)
     return _fix(
         coords.get("latitude"),
         coords.get("longitude"),
         _time(location.get("timestamp"), now),
         accuracy=coords.get("accuracy"),
         speed_kmh=None if speed is None else speed * MS_KMH,
-        battery=None if level_pct is None else level_pct * 100,
     )
 
 
@@ -202,7 +197,6 @@ def _fix(
     *,
     accuracy: object = None,
     speed_kmh: float | None = None,
-    battery: object = None,
 ) -> Fix:
     flat, flon = _number(lat, "lat"), _number(lon, "lon")
     if not (-90 <= flat <= 90 and -180 <= flon <= 180) or (flat == 0 and flon == 0):
@@ -212,5 +206,4 @@ def _fix(
         raise BadPing("bad_accuracy")
     if speed_kmh is not None and speed_kmh > MAX_SPEED_KMH:
         raise BadPing("bad_speed")
-    level = _number_or_none(battery)
-    return Fix(flat, flon, at, acc, speed_kmh, None if level is None else min(level, 100.0))
+    return Fix(flat, flon, at, acc, speed_kmh)

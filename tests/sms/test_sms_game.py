@@ -45,22 +45,27 @@ async def start_game(bot: SmsBot) -> str:
     return code
 
 
+async def seek(bot: SmsBot) -> None:
+    """The seekers text where they are, the hider hers near the end of hiding; then
+    seeking starts and the hider learns her zone."""
+    phones = bot.phones
+    marks = {n: len(phones.said(n)) for n in (ALICE, BOB, CAROL)}
+    await phones.text(BOB, f"{SEEKERS_START[0]}, {SEEKERS_START[1]}")
+    await phones.text(CAROL, f"{SEEKERS_START[0] + 0.0001}, {SEEKERS_START[1]}")
+    await bot.wait(timedelta(minutes=25))
+    await phones.text(ALICE, f"{HIDER_SPOT[0]}, {HIDER_SPOT[1]}")
+    await bot.wait(timedelta(minutes=5, seconds=30))
+    assert "off you go" in phones.since(BOB, marks[BOB])
+    assert STATION in phones.since(ALICE, marks[ALICE]), "the hider learns her zone"
+
+
 async def test_a_whole_game_by_text_only(
     uow_factory: UnitOfWorkFactory, gateway: FakeGateway
 ) -> None:
     async with sms_bot(uow_factory, gateway) as bot:
         phones = bot.phones
         code = await start_game(bot)
-        marks = {n: len(phones.said(n)) for n in (ALICE, BOB, CAROL)}
-
-        # The seekers text where they are; the hider texts hers near the end of hiding.
-        await phones.text(BOB, f"{SEEKERS_START[0]}, {SEEKERS_START[1]}")
-        await phones.text(CAROL, f"{SEEKERS_START[0] + 0.0001}, {SEEKERS_START[1]}")
-        await bot.wait(timedelta(minutes=25))
-        await phones.text(ALICE, f"{HIDER_SPOT[0]}, {HIDER_SPOT[1]}")
-        await bot.wait(timedelta(minutes=5, seconds=30))
-        assert "off you go" in phones.since(BOB, marks[BOB])
-        assert STATION in phones.since(ALICE, marks[ALICE]), "the hider learns her zone"
+        await seek(bot)
 
         # A question: the hider answers with the number of her choice.
         await phones.text(BOB, "ask radar 1km")

@@ -147,7 +147,7 @@ async def test_invalid_numbers_are_ignored_and_a_flood_is_applied_once_each_in_o
         with uow_factory() as uow:
             stored = uow.session.scalars(select(InboxRow.update_id).order_by(InboxRow.id)).all()
             last = uow.chats.name_of("sms:1")
-        applied = [reply.rsplit(" ", 1)[-1].rstrip(".") for reply in replies]
+        applied = [reply.split("see you as ", 1)[1].split(",", 1)[0] for reply in replies]
         assert applied == [f"Bob{int(sid.removeprefix('sms:SMflood'))}" for sid in stored]
         assert last == applied[-1]
 

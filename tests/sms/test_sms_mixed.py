@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from sqlalchemy import select
@@ -15,15 +17,17 @@ from hideseek_chat.sms.gateway import Gateway, GatewaySettings
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.telegram.bot import channel_of
 from tests.sms.fakes import ACCOUNT, BOT_NUMBER, TOKEN, FakeGateway
-from tests.telegram.e2e import telegram
+from tests.telegram.e2e import Telegram, telegram
 from tests.telegram.factories import GROUP
 
 DAVE = "+41791234564"
 
 
-async def test_a_telegram_game_with_a_player_by_text(
+@asynccontextmanager
+async def mixed(
     uow_factory: UnitOfWorkFactory, gateway: FakeGateway
-) -> None:
+) -> AsyncIterator[tuple[Telegram, SmsChannel]]:
+    """The Telegram test bot with the SMS channel beside it, one drive loop for both."""
     async with telegram(uow_factory) as tg:
         shared = channel_of(tg.app)
         settings = GatewaySettings(ACCOUNT, TOKEN, BOT_NUMBER, base_url=gateway.url)
@@ -31,6 +35,14 @@ async def test_a_telegram_game_with_a_player_by_text(
             uow_factory, Gateway(settings), tg.clock.now, driver_of=lambda: shared.driver(tg.bot)
         )
         shared.also = sms
+        yield tg, sms
+
+
+async def test_a_telegram_game_with_a_player_by_text(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    async with mixed(uow_factory, gateway) as (tg, sms):
+        shared = channel_of(tg.app)
         count = 0
 
         async def text(body: str) -> None:
@@ -95,7 +107,7 @@ async def test_a_telegram_game_with_a_player_by_text(
         await shared.resume(tg.bot)
         await shared.lanes.join()
         await sms.lanes.join()
-        assert gateway.to(DAVE)[-1] == "Others now see you as David."
+        assert gateway.to(DAVE)[-1].startswith("Others now see you as David,")
 
 
 async def test_a_retry_after_telegram_failed_does_not_text_again(
@@ -105,13 +117,8 @@ async def test_a_retry_after_telegram_failed_does_not_text_again(
     (502): the outbox tries it again, and the SMS player is not texted a second time."""
     from hideseek_chat.store.models import SmsMessageRow
 
-    async with telegram(uow_factory) as tg:
+    async with mixed(uow_factory, gateway) as (tg, sms):
         shared = channel_of(tg.app)
-        settings = GatewaySettings(ACCOUNT, TOKEN, BOT_NUMBER, base_url=gateway.url)
-        sms = SmsChannel(
-            uow_factory, Gateway(settings), tg.clock.now, driver_of=lambda: shared.driver(tg.bot)
-        )
-        shared.also = sms
         await tg.new_game()
         await tg.send("Alice", "/invite +41 79 123 45 64")
         found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
@@ -135,3 +142,82 @@ async def test_a_retry_after_telegram_failed_does_not_text_again(
                 select(SmsMessageRow).where(SmsMessageRow.delivery_id.is_not(None))
             ).all()
             assert rows, "the texts of announcements name their outbox entry"
+
+
+def _holding(uow_factory: UnitOfWorkFactory, digits: str) -> list[str]:
+    """Every text column of every table whose value holds ``digits`` in a row, whatever
+    stands between them (``+41 79 123 45 64`` holds ``791234564``)."""
+    from sqlalchemy import String
+
+    from hideseek_chat.store.models import Base
+
+    found: list[str] = []
+    with uow_factory() as uow:
+        for table in Base.metadata.sorted_tables:
+            columns = [c for c in table.columns if isinstance(c.type, String)]
+            if not columns:
+                continue
+            for row in uow.session.execute(select(*columns)):
+                for column, value in zip(columns, row, strict=True):
+                    if isinstance(value, str) and digits in re.sub(r"\D", "", value):
+                        found.append(f"{table.name}.{column.name}")
+    return found
+
+
+async def test_erasing_an_invited_number_leaves_it_nowhere_in_the_store(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    """The admin's ``/invite`` holds the number as typed; a copy the inbox keeps (the update
+    failed, was refused, or waits) goes with the number, whatever its format."""
+    import json
+    from datetime import UTC, datetime
+
+    from hideseek_chat.sms.erasure import erase_number
+    from hideseek_chat.store.models import InboxRow, InboxStatus
+    from tests.telegram.e2e import USERS
+    from tests.telegram.factories import make_command
+
+    async with mixed(uow_factory, gateway) as (tg, sms):
+        await tg.new_game()
+        await tg.send("Bob", "/invite +41 79 123 45 64")  # refused: not the admin
+        await tg.send("Alice", "/invite +41 79 123 45 64")
+        found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
+        assert found is not None
+        await sms.receive_form("SMerase0001", DAVE, "NAME Dave")
+        await sms.receive_form("SMerase0002", DAVE, f"join {found.group(1)}")
+        await sms.lanes.join()
+        await channel_of(tg.app).settle()
+        typed = [
+            "/invite +41 (0)79 123-45-64",
+            "/invite@hsbot +41.79.123.45.64",
+            "/invite 0041 79 123 45 64",
+        ]
+        statuses = [InboxStatus.FAILED, InboxStatus.REFUSED, InboxStatus.PENDING]
+        with uow_factory() as uow:  # updates the inbox keeps with their payload
+            for i, (text, status) in enumerate(zip(typed, statuses, strict=True)):
+                update = make_command(tg.bot, text, chat_id=GROUP, user=USERS["Alice"])
+                uow.session.add(
+                    InboxRow(
+                        update_id=f"tg:kept{i}",
+                        lane="tg-lane",
+                        status=status,
+                        received_at=datetime.now(UTC),
+                        payload=json.dumps(update.to_dict(), default=str),
+                    )
+                )
+            other = make_command(tg.bot, "/invite +41 79 123 45 99", chat_id=GROUP)
+            uow.session.add(
+                InboxRow(
+                    update_id="tg:other",
+                    lane="tg-lane",
+                    status=InboxStatus.FAILED,
+                    received_at=datetime.now(UTC),
+                    payload=json.dumps(other.to_dict(), default=str),
+                )
+            )
+            uow.commit()
+        assert "inbox.payload" in _holding(uow_factory, "791234564")
+
+    assert erase_number(uow_factory, "+41 79 123 45 64") is not None
+    assert _holding(uow_factory, "791234564") == []
+    assert _holding(uow_factory, "791234599") == ["inbox.payload"], "another number stays"

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hideseek_chat.chat.model import Button
 from hideseek_chat.chat.parsing import phone_number as normalize
 from hideseek_chat.sms import choices, segments
-from hideseek_chat.sms.keywords import Keyword, parse
+from hideseek_chat.sms.keywords import Keyword, Parsed, parse
 
 
 def test_numbers_are_normalized_to_e164_or_refused() -> None:
@@ -97,6 +97,14 @@ def test_keywords_in_any_case_with_or_without_a_slash_and_localized() -> None:
     assert parse("start").keyword == Keyword.START
     assert parse("hilfe").keyword == Keyword.HELP
     assert parse("estado").keyword == Keyword.STATUS
+
+
+def test_name_is_a_keyword_of_its_own_that_names_no_language_where_languages_share_it() -> None:
+    assert parse("NAME Alex Smith") == Parsed(Keyword.NAME, ("Alex", "Smith"), None)
+    assert parse("/name Alex").keyword == Keyword.NAME
+    assert parse("Nombre Ana") == Parsed(Keyword.NAME, ("Ana",), "es")
+    assert parse("nom Alex").keyword == Keyword.TEXT  # no French: just a text
+    assert parse("named after the station").keyword == Keyword.TEXT
 
 
 def test_every_command_of_the_routing_table_works_by_text() -> None:

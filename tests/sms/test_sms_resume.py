@@ -31,7 +31,8 @@ async def test_a_stored_text_is_applied_after_a_restart_once(
             bot.channel.dispatch_stored(stored)
             bot.channel.dispatch_stored(stored)  # handed out twice: applied once
         await bot.phones.settle()  # type: ignore[misc]
-        assert gateway.to(BOB) == ["Others now see you as Bob."]
+        [named] = gateway.to(BOB)
+        assert named.startswith("Others now see you as Bob,")
         assert conversation.pending_updates() == []
         with uow_factory() as uow:
             bad = uow.session.query(InboxRow).filter_by(update_id="sms:SMbad").one()
@@ -54,7 +55,8 @@ async def test_a_text_whose_reading_fails_once_is_stored_and_answered_once(
     async with sms_bot(uow_factory, gateway) as bot:
         await bot.phones.text(BOB, "NAME Bob")  # 200: stored, then read again on its own
         assert calls == ["read", "read"]
-        assert gateway.to(BOB) == ["Others now see you as Bob."]
+        [named] = gateway.to(BOB)
+        assert named.startswith("Others now see you as Bob,")
         with uow_factory() as uow:
             row = uow.session.query(InboxRow).one()
             assert row.status == InboxStatus.APPLIED

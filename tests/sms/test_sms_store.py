@@ -4,7 +4,7 @@ delivery statuses, counts and erasure."""
 from __future__ import annotations
 
 from hideseek_chat.store import UnitOfWorkFactory
-from hideseek_chat.store.sms import number_id_of, ref_of
+from hideseek_chat.store.sms import is_sms, number_id_of, ref_of
 from tests.chat.play import START
 
 A, B = "+41791234561", "+41791234562"
@@ -20,6 +20,8 @@ def test_numbers_are_made_once_and_refs_never_hold_them(uow_factory: UnitOfWorkF
         uow.commit()
     assert number_id_of("tg:5") is None and number_id_of("sms:@K7QX") is None
     assert ref_of(3) == "sms:3"
+    assert is_sms(ref_of(3)) and is_sms("sms:@K7QX") and is_sms("sms:SM0123")
+    assert not is_sms("tg:5") and not is_sms("sms-from:ab12")
 
 
 def test_private_choices_replace_all_and_group_ones_come_after(
@@ -73,3 +75,20 @@ def test_members_codes_statuses_counts_and_erasure(uow_factory: UnitOfWorkFactor
         assert uow.sms.number(A, START, create=False) is None
         assert [m.id for m in uow.sms.members(group)] == [b.id]
         assert uow.sms.counts(group) == (2, 3)  # the game's count stays, without the number
+
+
+def test_a_photos_note_speaks_the_language_of_the_text_it_ends(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    from hideseek_chat.sms.outgoing import note
+    from hideseek_chat.store.chats import ChatPrefs
+
+    with uow_factory() as uow:
+        uow.chats.set_prefs("sms:@K7QX", ChatPrefs(language="de"), START)
+        spanish = uow.sms.number(A, START)
+        stranger = uow.sms.number(B, START)
+        assert spanish is not None and stranger is not None
+        uow.chats.set_language(spanish.ref, "Ana", "es", START)
+        assert note(uow, "sms:@K7QX") == "(ein Foto: Telegram-Spieler sehen es)"
+        assert note(uow, spanish.ref).startswith("(una foto")
+        assert note(uow, stranger.ref) == "(a photo: Telegram players see it)"

@@ -50,6 +50,15 @@ def test_gpslogger_speed_is_metres_a_second_and_negative_means_unknown() -> None
     assert formats.gpslogger({**params, "spd": "-1"}, NOW).speed_kmh is None
 
 
+def test_a_battery_level_nobody_reads_never_costs_a_ping() -> None:
+    params = {"lat": "52.5", "lon": "13.4", "time": str(STAMP)}
+    for batt in ("full", "1e999", "-", "x" * 50):
+        assert formats.gpslogger({**params, "batt": batt}, NOW).lat == 52.5
+        assert formats.osmand({**params, "timestamp": str(STAMP), "batt": batt}, b"", NOW)
+    body = {"_type": "location", "lat": 52.5, "lon": 13.4, "tst": STAMP, "batt": "full"}
+    assert formats.owntracks(json.dumps(body).encode(), NOW).lon == 13.4
+
+
 def test_a_naive_iso_time_is_refused() -> None:
     with pytest.raises(BadPing):
         formats.gpslogger({"lat": "1", "lon": "2", "time": "2026-05-02T09:00:00"}, NOW)

@@ -3,7 +3,7 @@ paused, nothing lost), back again (the game is paused: how to resume), the right
 needs, and the topic a game lives in.
 
 What the bot may do comes from its channel as plain facts (``model.BotRights``) on the
-messages that ask for them (``wants_rights``); nothing here asks the channel anything.
+messages that ask for them (``routes.wants_rights``); nothing here asks the channel anything.
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from __future__ import annotations
 from hideseek_chat.chat.model import (
     BotRights,
     ButtonIn,
-    ChatKind,
     CommandIn,
-    Inbound,
     LocationIn,
     Membership,
     MembershipIn,
@@ -25,18 +23,9 @@ from hideseek_chat.rules.clock import open_pause
 from hideseek_chat.rules.events import GroupLost
 from hideseek_chat.rules.state import PauseReason, Phase
 
-#: Commands that start a game or a round: the channel looks up the bot's rights for them.
+#: Commands that start a game or a round: the channel looks up the bot's rights for them
+#: (``routes.wants_rights``).
 ROUND_COMMANDS = frozenset({"newgame", "begin", "next"})
-
-
-def wants_rights(msg: Inbound, button_starts_round: bool = False) -> bool:
-    """Whether the channel should look up the bot's rights in the group for ``msg`` (a game
-    or a round is about to start: ``button_starts_round`` for a press that starts one)."""
-    if msg.kind != ChatKind.GROUP:
-        return False
-    if isinstance(msg, CommandIn):
-        return msg.name in ROUND_COMMANDS
-    return isinstance(msg, ButtonIn) and button_starts_round
 
 
 def membership(turn: Turn, msg: MembershipIn) -> list[Outbound]:

@@ -21,7 +21,7 @@ from hideseek_chat.chat.maps import (
     use_map,
     version_name,
 )
-from hideseek_chat.chat.model import EditButtons, FileIn, Outbound, SendText
+from hideseek_chat.chat.model import STATUS_SLOT, EditButtons, FileIn, Outbound, SendText
 from hideseek_chat.chat.parsing import parse_newgame
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Turn
@@ -43,9 +43,6 @@ from hideseek_chat.rules.localtime import TimeZoneError, parse_time_zone
 from hideseek_chat.rules.state import GameState, Mode, Phase, Transport
 
 Args = tuple[str, ...]
-
-#: The slot of the group's pinned status (``model.SendText.slot``).
-STATUS_SLOT = "status"
 
 #: Words people may type for a language besides its code (lower case).
 LANGUAGE_NAMES = {

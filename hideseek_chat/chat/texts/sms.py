@@ -28,8 +28,20 @@ plain_texts(
             "There is no choice {number} waiting for you. Reply with a number of the latest "
             "message."
         ),
-        "sms.named": N_("Others now see you as {name}."),
-        "sms.name_usage": N_("Text NAME and the name others should see, like NAME Alex."),
+        "sms.named": N_(
+            "Others now see you as {name}, in every game you play. Not what you meant? Text "
+            "NAME and the right name."
+        ),
+        "sms.name_usage": N_(
+            "Your name stays {name}. To change it, text NAME and the name others should see, "
+            "at most {most} characters, like NAME Alex."
+        ),
+        "sms.name_not_now": N_(
+            "Your name stays {name}: a question waits for your answer, so this text was not "
+            "read as a new name. Answer the question first, then text NAME again."
+        ),
+        #: the name of an SMS player who has not texted NAME yet, as others see it
+        "sms.default_name": N_("Player {number}"),
         "sms.photo_note": N_("(a photo: Telegram players see it)"),
         "sms.no_media": N_(
             "I can only take photos by MMS. Send anything else as text, like ANSWER yes."
