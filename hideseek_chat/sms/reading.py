@@ -234,14 +234,12 @@ def _rename(
     now: datetime,
     reply: Callable[..., None],
 ) -> None:
-    """``NAME <new name>``: the name the others see from now on. Never while the person's
-    team owes a question its answer: a hider's "name of my station is ..." is an answer, and
-    read as a name it would show the station to the group. (A text that names a pending
-    numbered choice presses it before this is read; the hand's card buttons stay pending
-    all round, so choices alone do not block a name.)"""
+    """``NAME <new name>``: the name the others see from now on. Never while the person
+    hides in a running round: a hider's "name of my station is ..." is meant for the
+    referee, and read as a name it would show the station to the group."""
     if not given or len(given) > MAX_NAME:
         reply("sms.name_usage", name=name, most=MAX_NAME)
-    elif uow.chats.owes_answer(known.ref):
+    elif uow.chats.hides_now(known.ref):
         reply("sms.name_not_now", name=name)
     else:
         uow.chats.met(known.ref, given, now, private_ok=True)

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
-from hideseek_chat.rules.state import Phase, QuestionStatus
+from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.config import dialect_insert
 from hideseek_chat.store.models import (
     ChatMessageRow,
@@ -21,7 +21,6 @@ from hideseek_chat.store.models import (
     PersonFocusRow,
     PersonRow,
     PlayerRow,
-    QuestionRow,
     RoundRow,
 )
 from hideseek_chat.store.repository import GameRepository
@@ -137,10 +136,9 @@ class Chats:
         ).all()
         return [PersonGame(*row) for row in rows]
 
-    def owes_answer(self, ref: str) -> bool:
-        """Whether ``ref`` hides in a running round of an unfinished game whose hiders have
-        a question to answer (a thermometer under way counts)."""
-        waiting = (
+    def hides_now(self, ref: str) -> bool:
+        """Whether ``ref`` is on the hiding team of a running round of an unfinished game."""
+        hiding = (
             select(PlayerRow.id)
             .join(GameRow, GameRow.id == PlayerRow.game_id)
             .join(
@@ -148,20 +146,14 @@ class Chats:
                 (RoundRow.game_id == PlayerRow.game_id)
                 & (RoundRow.hider_team_id == PlayerRow.team_id),
             )
-            .join(
-                QuestionRow,
-                (QuestionRow.game_id == RoundRow.game_id)
-                & (QuestionRow.round_number == RoundRow.number),
-            )
             .where(
                 PlayerRow.ref == ref,
                 PlayerRow.active,
                 GameRow.phase != Phase.GAME_OVER,
                 RoundRow.ended_at.is_(None),
-                QuestionRow.status.in_((QuestionStatus.PENDING, QuestionStatus.TRAVELLING)),
             )
         )
-        return bool(self.session.scalar(select(exists(waiting))))
+        return bool(self.session.scalar(select(exists(hiding))))
 
     def focus(self, ref: str) -> Focus:
         row = self.session.execute(

@@ -37,8 +37,8 @@ plain_texts(
             "at most {most} characters, like NAME Alex."
         ),
         "sms.name_not_now": N_(
-            "Your name stays {name}: a question waits for your answer, so this text was not "
-            "read as a new name. Answer the question first, then text NAME again."
+            "Your name stays {name}: while you hide, no text is read as a new name (it could "
+            "give your spot away). Text NAME again once the round is over."
         ),
         #: the name of an SMS player who has not texted NAME yet, as others see it
         "sms.default_name": N_("Player {number}"),
