@@ -18,6 +18,9 @@ GSM_BASIC = frozenset(
     "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
 )
 GSM_EXTENSION = frozenset("^{}\\[~]|€\f")
+GSM_ALL = GSM_BASIC | GSM_EXTENSION
+#: The joiners and variation selectors that belong to an emoji.
+_JOINERS = frozenset("\u200d\ufe0f\ufe0e\u20e3")
 
 SINGLE_GSM = 160
 MULTI_GSM = 153
@@ -63,12 +66,12 @@ _SPACES = re.compile(r"[ \t]{2,}")
 
 def is_gsm(text: str) -> bool:
     """Whether the GSM-7 alphabet (with its extension) can carry ``text``."""
-    return all(ch in GSM_BASIC or ch in GSM_EXTENSION for ch in text)
+    return GSM_ALL.issuperset(text)
 
 
 def _is_symbol(ch: str) -> bool:
     """An emoji or a pictograph: a symbol outside the GSM alphabet, or a joiner."""
-    if ch in ("\u200d", "\ufe0f", "\ufe0e", "\u20e3"):
+    if ch in _JOINERS:
         return True
     category = unicodedata.category(ch)
     return category == "So" or ord(ch) >= 0x1F000
@@ -78,7 +81,11 @@ def prepare(text: str) -> str:
     """``text`` as it is best sent: typographic marks made plain and, unless the text needs
     UCS-2 anyway (Greek, Cyrillic, CJK ...), its emoji left out."""
     plain = text.translate(_PLAIN)
-    without = "".join(ch for ch in plain if not _is_symbol(ch))
+    if is_gsm(plain):  # most texts: nothing to leave out
+        without = plain
+    else:
+        symbols = {ch for ch in set(plain) - GSM_ALL if _is_symbol(ch)}
+        without = "".join(ch for ch in plain if ch not in symbols) if symbols else plain
     if is_gsm(without):
         lines = [_SPACES.sub(" ", line).strip() for line in without.split("\n")]
         return "\n".join(lines).strip()
@@ -88,7 +95,7 @@ def prepare(text: str) -> str:
 def units(text: str) -> int:
     """What ``text`` costs in its encoding's units: septets (GSM-7) or UTF-16 units."""
     if is_gsm(text):
-        return sum(2 if ch in GSM_EXTENSION else 1 for ch in text)
+        return len(text) + sum(text.count(ch) for ch in GSM_EXTENSION.intersection(text))
     return len(text.encode("utf-16-le")) // 2
 
 

@@ -59,6 +59,30 @@ def test_split_never_exceeds_its_segments(text: str, cap: int) -> None:
         assert segments.segment_count(part) <= max(cap, 1)
 
 
+def _units_by_character(text: str) -> int:
+    """``segments.units`` spelled out a character at a time (the definition)."""
+    if all(ch in segments.GSM_BASIC or ch in segments.GSM_EXTENSION for ch in text):
+        return sum(2 if ch in segments.GSM_EXTENSION else 1 for ch in text)
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+_SAMPLES = st.text(
+    alphabet=st.sampled_from(
+        sorted(segments.GSM_BASIC | segments.GSM_EXTENSION) + list("€“”…é😀👍🏽\u200dЖ中·°")
+    )
+)
+
+
+@given(_SAMPLES)
+def test_the_fast_counts_agree_with_counting_each_character(text: str) -> None:
+    assert segments.units(text) == _units_by_character(text)
+    prepared = segments.prepare(text)
+    if segments.is_gsm(prepared):  # emoji left out only where the rest is GSM-7
+        assert not any(ch in "😀👍🏽\u200d" for ch in prepared)
+    else:
+        assert any(ch in prepared for ch in "Ж中")
+
+
 def test_buttons_become_numbered_choices() -> None:
     rows = (
         (Button("👉 Yes", "a:1"), Button("No", "a:2")),
