@@ -38,6 +38,7 @@ from hideseek_chat.chat.model import (
 from hideseek_chat.chat.parsing import phone_number as normalize
 from hideseek_chat.logs import who
 from hideseek_chat.sms import outgoing, reading
+from hideseek_chat.sms.batching import GroupWriter
 from hideseek_chat.sms.gateway import GatewayError
 from hideseek_chat.sms.media import Media, MediaError, fetch
 from hideseek_chat.sms.outgoing import Text
@@ -116,6 +117,11 @@ class SmsChannel:
     #: the public base URL the web server is reached at: texted pictures are forwarded by
     #: MMS from ``/sms/media/<token>`` under it (None: a short note instead)
     media_base: str | None = None
+    #: the sending threads' counts, written together (``batching``)
+    _counts: GroupWriter[tuple[SentText, datetime]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._counts = GroupWriter(self._write_counts)
 
     def attach(self, conversation: Conversation, **driver_options: Any) -> Driver:
         """Drive ``conversation`` through this channel alone (no Telegram beside it)."""
@@ -432,8 +438,9 @@ class SmsChannel:
         return planned
 
     def _count(self, outcomes: list[tuple[Text, str | None, str]], now: datetime) -> None:
-        """Count the texts sent (or failed) for their games, in one statement."""
-        counted = [
+        """Count the texts sent (or failed) for their games: written when this returns,
+        with what other sending threads counted meanwhile, in one transaction."""
+        gone = [
             SentText(
                 None if text.gone else text.number_id,
                 text.chat_key,
@@ -444,6 +451,13 @@ class SmsChannel:
             )
             for text, sid, status in outcomes
         ]
+        self._counts.add([(text, now) for text in gone])
+
+    def _write_counts(self, counted: list[tuple[SentText, datetime]]) -> None:
+        by_time: dict[datetime, list[SentText]] = {}
+        for text, at in counted:
+            by_time.setdefault(at, []).append(text)
         with self.uow_factory() as uow:
-            uow.sms.sent_all(counted, now)
+            for at, texts in by_time.items():
+                uow.sms.sent_all(texts, at)
             uow.commit()

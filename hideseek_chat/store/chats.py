@@ -67,6 +67,15 @@ class SpotData:
 class Chats:
     def __init__(self, session: Session) -> None:
         self.session = session
+        #: the people's rows read in this unit of work, held: the session's identity map
+        #: keeps only what is referenced, so each look would be another query
+        self._people: dict[str, PersonRow] = {}
+
+    def _person(self, ref: str) -> PersonRow | None:
+        row = self.session.get(PersonRow, ref)
+        if row is not None:
+            self._people[ref] = row
+        return row
 
     def _chat_id(self, chat_key: str, now: datetime) -> int:
         return GameRepository(self.session).chat_id(chat_key, now)
@@ -199,16 +208,16 @@ class Chats:
             self.session.flush()
 
     def can_message(self, ref: str) -> bool:
-        row = self.session.get(PersonRow, ref)
+        row = self._person(ref)
         return bool(row and row.private_ok)
 
     def met(self, ref: str, name: str, now: datetime, private_ok: bool | None = None) -> None:
         """Remember ``ref``'s name; ``private_ok`` records whether they can be written to."""
-        row = self.session.get(PersonRow, ref)
+        row = self._person(ref)
         if row is None:
-            self.session.add(
-                PersonRow(ref=ref, name=name, private_ok=bool(private_ok), updated_at=now)
-            )
+            row = PersonRow(ref=ref, name=name, private_ok=bool(private_ok), updated_at=now)
+            self.session.add(row)
+            self._people[ref] = row
         else:
             row.name = name or row.name
             if private_ok is not None:
@@ -218,18 +227,18 @@ class Chats:
 
     def name_of(self, ref: str) -> str | None:
         """The name ``ref`` was last seen with, or None for someone never met."""
-        row = self.session.get(PersonRow, ref)
+        row = self._person(ref)
         return None if row is None or not row.name else row.name
 
     def language(self, ref: str) -> str | None:
         """The language ``ref`` chose for their private chat; None: their group's."""
-        row = self.session.get(PersonRow, ref)
+        row = self._person(ref)
         return None if row is None else row.language
 
     def set_language(self, ref: str, name: str, language: str | None, now: datetime) -> None:
         """Remember ``ref``'s language for their private chat (None: their group's)."""
         self.met(ref, name, now)
-        row = self.session.get(PersonRow, ref)
+        row = self._person(ref)
         assert row is not None
         row.language = language
         self.session.flush()

@@ -67,6 +67,30 @@ _BEGIN = {
     "postgresql": _begin_statement(postgresql.insert),
     "sqlite": _begin_statement(sqlite.insert),
 }
+
+
+def _store_statement(insert: Any) -> Any:
+    """Store one pending update unless its id is known; return its id when it was new."""
+    return (
+        insert(_INBOX)
+        .values(
+            update_id=bindparam("update_id"),
+            lane=bindparam("lane"),
+            status=InboxStatus.PENDING,
+            received_at=bindparam("received_at"),
+            payload=bindparam("payload"),
+            attempts=0,
+        )
+        .on_conflict_do_nothing(index_elements=[_INBOX.c.update_id])
+        .returning(_INBOX.c.update_id)
+    )
+
+
+# Every text and every polled batch is stored with it: built once, executed as plain Core.
+_STORE = {
+    "postgresql": _store_statement(postgresql.insert),
+    "sqlite": _store_statement(sqlite.insert),
+}
 #: The same as a CTE, for a statement that writes the update's change with it (PostgreSQL).
 BEGIN_CTE = _begin_statement(postgresql.insert).cte("begun")
 
@@ -185,22 +209,18 @@ class Inbox:
         """Store ``(update_id, lane, payload)`` rows as pending, skipping ids already known;
         return the ids that were new."""
         rows = [
-            {
-                "update_id": update_id,
-                "lane": lane,
-                "status": InboxStatus.PENDING,
-                "received_at": now,
-                "payload": payload,
-                "attempts": 0,
-            }
+            {"update_id": update_id, "lane": lane, "received_at": now, "payload": payload}
             for update_id, lane, payload in updates
         ]
+        if len(rows) == 1:  # a text, a webhook's update: one cached statement
+            connection = self.session.connection()
+            return set(connection.execute(_STORE[connection.dialect.name], rows[0]).scalars())
         if not rows:
             return set()
         insert = dialect_insert(self.session)
-        statement = (
+        statement = (  # a polled batch: one statement for all, built for its size
             insert(InboxRow)
-            .values(rows)
+            .values([{**row, "status": InboxStatus.PENDING, "attempts": 0} for row in rows])
             .on_conflict_do_nothing(index_elements=[InboxRow.update_id])
             .returning(InboxRow.update_id)
         )

@@ -98,6 +98,8 @@ class SmsBook:
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        #: the numbers' rows read in this unit of work, held (as ``Chats`` holds people's)
+        self._rows: dict[int, SmsNumberRow] = {}
 
     # ----- numbers -----
 
@@ -112,11 +114,15 @@ class SmsBook:
             row = SmsNumberRow(number=number, opted_out=False, created_at=now)
             self.session.add(row)
             self.session.flush()
+        self._rows[row.id] = row
         return _number(row)
 
     def by_id(self, number_id: int) -> Number | None:
         row = self.session.get(SmsNumberRow, number_id)
-        return None if row is None else _number(row)
+        if row is None:
+            return None
+        self._rows[number_id] = row
+        return _number(row)
 
     def opt(self, number_id: int, *, out: bool) -> None:
         """STOP (``out``) or START: whether anything is sent to the number."""
