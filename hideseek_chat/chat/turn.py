@@ -243,10 +243,11 @@ class Turn:
         """The chat's current game and its state; raise GameNotFound when there is none."""
         if self._game is None:
             chat = self.game_chat()
-            loaded = self.uow.games.for_chat(chat)
-            if loaded is None:
+            found = self.uow.games.current_stamp(chat)
+            if found is None:
                 raise GameNotFound(chat)
-            self._game = (loaded.id, loaded.state)
+            game_id, stamp = found  # from memory when nothing happened since
+            self._game = (game_id, self.services.state_at(self.uow, game_id, stamp))
         return self._game
 
     def use_state(self, game_id: int, state: GameState) -> None:

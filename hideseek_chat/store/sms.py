@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy import String, Table, delete, func, insert, select, update
+from sqlalchemy import cast as cast_
 from sqlalchemy.orm import Session
 
 from hideseek_chat.store.models import (
+    PersonRow,
     SmsChoiceRow,
     SmsCodeRow,
     SmsHeldRow,
@@ -100,14 +102,22 @@ class SmsBook:
         self.session = session
         #: the numbers' rows read in this unit of work, held (as ``Chats`` holds people's)
         self._rows: dict[int, SmsNumberRow] = {}
+        self._people: list[PersonRow] = []
 
     # ----- numbers -----
 
     def number(self, number: str, now: datetime, *, create: bool = True) -> Number | None:
         """The row of ``number`` (E.164), made on first contact when ``create``."""
-        row = self.session.scalars(
-            select(SmsNumberRow).where(SmsNumberRow.number == number)
+        # With its person's row (held, like the number's: the reading of a text looks up
+        # the name and language next, then without another query).
+        found = self.session.execute(
+            select(SmsNumberRow, PersonRow)
+            .outerjoin(PersonRow, PersonRow.ref == PREFIX + cast_(SmsNumberRow.id, String))
+            .where(SmsNumberRow.number == number)
         ).one_or_none()
+        row = None if found is None else found[0]
+        if found is not None and found[1] is not None:
+            self._people.append(found[1])
         if row is None:
             if not create:
                 return None
