@@ -1,0 +1,177 @@
+"""Which stations a measuring or matching answer keeps, decided per station without
+drawing the band or the cell (an area of thousands of discs or a cell across the country
+costs far more than the stations' own answers).
+
+A measuring answer compares the distance ``M`` from the hider to the nearest feature of a
+kind with the seeker's (``geo.answers.answer_measuring``); a matching answer compares the
+nearest place (or named street) itself. For a station ``M`` is bounded by the projected
+distance ``p`` to the nearest projected feature, ``p / k <= M <= p`` (see ``geo.spatial``:
+projected distances overstate geodesic ones by at most ``k``), and the nearest feature is
+one of those within ``k * p``. So most stations are decided by the projection alone, and
+the few it leaves open are answered again, exactly as the hider's answer was computed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+
+import numpy as np
+import shapely
+
+from hideseek_chat.geo.spatial import MapIndex
+from hideseek_chat.geo.stationtable import AtStations, NearStations, station_table
+from hideseek_chat.geo.voronoi import PARTS, kept
+
+#: Slack on the bounds (metres) for float rounding.
+_SLACK_M = 1e-3
+#: Slack for answers from anywhere in a zone: a line's measure (to its nearest projected
+#: point) may be a hair off the true geodesic distance.
+_LIVE_SLACK_M = 1.0
+#: A station's nearest place not settled by the projection (see :func:`_labels`).
+UNSETTLED = -1
+
+
+def scale_bound(index: MapIndex) -> float:
+    """The projection's scale bound ``k`` for any point of the map (its farthest corner's)."""
+    west, south, east, north = index.pack.boundary.bounds
+    projection = index.projection
+    return max(projection.scale_bound(lat, lon) for lat in (south, north) for lon in (west, east))
+
+
+def _nearest_projected(
+    index: MapIndex, kind: str, points: np.ndarray, named_only: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """For projected points: the nearest projected feature of ``kind`` and its distance."""
+    if len(points) == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
+    found, distance = index._layer(kind, named_only).tree.query_nearest(
+        points, return_distance=True, all_matches=False
+    )
+    return found[1], np.asarray(distance, dtype=float)
+
+
+def _distances(index: MapIndex, kind: str, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Projected distances from points to the kind's nearest feature (the map's stations'
+    kept per index and kind: they belong to the map alone)."""
+    table = station_table(index)
+    rows = table.rows_at(xs, ys)
+    if rows is None:
+        return _nearest_projected(index, kind, shapely.points(xs, ys))[1]
+    every = kept(
+        PARTS,
+        index,
+        ("nearest_projected", kind),
+        lambda: _nearest_projected(index, kind, table.points)[1],
+    )
+    return every[rows]  # type: ignore[no-any-return]
+
+
+def measuring_tests(
+    index: MapIndex,
+    kind: str,
+    seeker_m: float,
+    closer: bool,
+    margin_m: float,
+    answer_at: Callable[[float, float], bool],
+) -> tuple[AtStations, NearStations]:
+    """The station tests of a measuring answer: ``closer`` (strictly nearer the kind than
+    the seeker's ``seeker_m``) or further; the drawn band is ``margin_m`` generous.
+
+    ``at`` (answers from the station) is exact: stations the bounds leave open are
+    answered by ``answer_at``. ``near`` (answers from anywhere within ``slack`` of the
+    station) keeps a station unless its whole disc is surely on the other side: the
+    distance to the nearest feature changes by at most ``slack`` across the disc. Never
+    too strict; it keeps a station whose disc several features' discs cover together.
+    """
+    k = scale_bound(index)
+
+    def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        upper = _distances(index, kind, xs, ys)
+        lower = np.zeros_like(upper) if math.isinf(k) else upper / k
+        nearer = upper + _SLACK_M < seeker_m
+        farther = lower - _SLACK_M >= seeker_m
+        inside = nearer if closer else farther
+        for n in np.nonzero(~nearer & ~farther)[0]:
+            inside[n] = answer_at(float(lats[n]), float(lons[n]))
+        return inside
+
+    def near(
+        lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray, slack: float
+    ) -> np.ndarray:
+        upper = _distances(index, kind, xs, ys)
+        reach = slack + margin_m + _LIVE_SLACK_M
+        if closer:
+            lower = np.zeros_like(upper) if math.isinf(k) else upper / k
+            return np.asarray(lower - reach <= seeker_m)
+        return np.asarray(upper + reach >= seeker_m)
+
+    return at, near
+
+
+def _labels(index: MapIndex, kind: str, named_only: bool) -> tuple[np.ndarray, dict[Hashable, int]]:
+    """Each station's nearest place of ``kind`` (named streets: the street name), as a
+    number, or :data:`UNSETTLED` where features of two labels lie within ``k`` times the
+    nearest projected distance (only those can be nearest); and the numbers by label."""
+
+    def build() -> tuple[np.ndarray, dict[Hashable, int]]:
+        table = station_table(index)
+        layer = index._layer(kind, named_only)
+        numbers: dict[Hashable, int] = {}
+        label = np.array(
+            [
+                numbers.setdefault(_label(layer, kind, f, named_only), len(numbers))
+                for f in layer.items
+            ],
+            dtype=np.int64,
+        )
+        if not len(label):
+            return np.full(len(table.lats), UNSETTLED, dtype=np.int64), numbers
+        nearest, distance = _nearest_projected(index, kind, table.points, named_only)
+        first = label[nearest]
+        k = scale_bound(index)
+        if math.isinf(k):
+            return np.full(len(first), UNSETTLED, dtype=np.int64), numbers
+        station, feature = layer.tree.query(
+            table.points, predicate="dwithin", distance=k * distance + 1.0
+        )
+        mixed = np.zeros(len(first), dtype=bool)
+        mixed[station[label[feature] != first[station]]] = True
+        return np.where(mixed, UNSETTLED, first), numbers
+
+    return kept(PARTS, index, ("labels", kind, named_only), build)
+
+
+def _label(layer: object, kind: str, feature: object, named_only: bool) -> Hashable:
+    if named_only:
+        return feature.name.casefold()  # type: ignore[attr-defined, no-any-return]
+    return layer.places[id(feature)]  # type: ignore[attr-defined, no-any-return]
+
+
+def matching_test(
+    index: MapIndex,
+    kind: str,
+    seeker_label: Hashable,
+    same: bool,
+    answer_at: Callable[[float, float], bool],
+    named_only: bool = False,
+) -> AtStations:
+    """The exact station test of a matching answer (answers from the station): the
+    station's nearest place (street name) is the seeker's (``same``) or not. ``seeker_label``
+    is a place number (``MapIndex``'s clustering) or a casefolded street name."""
+
+    def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        labels, numbers = _labels(index, kind, named_only)
+        rows = station_table(index).rows_at(xs, ys)
+        if rows is None:
+            open_ = np.ones(len(lats), dtype=bool)
+            inside = np.zeros(len(lats), dtype=bool)
+        else:
+            mine = labels[rows]
+            open_ = mine == UNSETTLED
+            inside = (mine == numbers.get(seeker_label, UNSETTLED - 1)) == same
+        for n in np.nonzero(open_)[0]:
+            inside[n] = answer_at(float(lats[n]), float(lons[n]))
+        return inside
+
+    return at
