@@ -279,7 +279,9 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         else:
             inside = covers_lonlat(region.keep, lats, lons)
             if region.answer_at is not None:
-                _settle_near_edges(region.keep, region.answer_at, lats, lons, inside)
+                _settle_near_edges(
+                    region.keep, region.answer_at, lats, lons, inside, (table.lonlat_tree(), rows)
+                )
     elif region.near_stations is not None:
         inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
@@ -310,8 +312,12 @@ def _settle_near_edges(
     lats: np.ndarray,
     lons: np.ndarray,
     inside: np.ndarray,
+    among: tuple[STRtree, np.ndarray] | None = None,
 ) -> None:
-    """Decide ``inside`` again, by the answer itself, for stations near an edge of ``keep``."""
+    """Decide ``inside`` again, by the answer itself, for stations near an edge of ``keep``.
+
+    ``among``: a tree of every station's lon/lat point and the rows of that tree that
+    ``lats``/``lons`` are (cheaper than a tree of the edges when there are many)."""
     if not len(lats):
         return
     # Degrees for EDGE_CHECK_M at the highest latitude here (a degree of latitude >= 110 km).
@@ -325,9 +331,14 @@ def _settle_near_edges(
     if not pieces:
         return
     segments = shapely.linestrings(np.concatenate(pieces))
-    near, _ = STRtree(segments).query(
-        shapely.points(lons, lats), predicate="dwithin", distance=degrees
-    )
+    if among is None:
+        near, _ = STRtree(segments).query(
+            shapely.points(lons, lats), predicate="dwithin", distance=degrees
+        )
+    else:
+        tree, rows = among
+        _, hit = tree.query(segments, predicate="dwithin", distance=degrees)
+        near = np.nonzero(np.isin(rows, hit))[0]
     for n in np.unique(near):
         inside[n] = answer_at(float(lats[n]), float(lons[n]))
 

@@ -37,6 +37,14 @@ class StationTable:
     stations: np.ndarray  # the Station objects
     #: each station's row by its projected x, y (filled on first use)
     by_xy: dict[tuple[float, float], int] = field(default_factory=dict)
+    #: a tree of the stations' lon/lat points (filled on first use)
+    trees: list[shapely.STRtree] = field(default_factory=list)
+
+    def lonlat_tree(self) -> shapely.STRtree:
+        """A tree of the stations' lon/lat points, in row order."""
+        if not self.trees:
+            self.trees.append(shapely.STRtree(shapely.points(self.lons, self.lats)))
+        return self.trees[0]
 
     def rows_at(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray | None:
         """The rows of the stations at these projected points, or None if one is not a
