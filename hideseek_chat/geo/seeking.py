@@ -286,9 +286,11 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
         projection = index.projection
+        # Only the part in play can meet a candidate's disc (the box holds every one).
+        keep = shapely.clip_by_rect(region.keep, *_in_play(view, table))
         # From short lon/lat edges: a long straight edge (a box map's side) is a curve in
         # the projection, and its chord would cut off stations near it.
-        area = projection.geometry(_densified(region.keep, 0.01))
+        area = projection.geometry(_densified(keep, 0.01))
         if not shapely.is_valid(area):
             # Two edges a hair apart in lon/lat may cross once projected (a band's ring
             # beside the boundary's): an invalid polygon answers "covers" wrongly.
@@ -297,7 +299,10 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         # Projected distances overstate geodesic ones by at most ``k``: never too strict.
         k = projection.scale_bound(projection.lat, projection.lon)
         reach = k * view.zone_radius_m + 1.0
-        inside = np.asarray(shapely.dwithin(area, table.points[rows], reach))
+        points = table.points[rows]
+        # Inside first (cheap); the distance only for the stations outside.
+        inside = np.asarray(shapely.intersects(area, points))
+        inside[~inside] = shapely.dwithin(area, points[~inside], reach)
     kept[kept] = inside
     return kept
 
