@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 import numpy as np
 import shapely
 
+from hideseek_chat.geo.distance import WGS84
 from hideseek_chat.geo.spatial import MapIndex
 from hideseek_chat.geo.stationtable import AtStations, NearStations, station_table
 from hideseek_chat.geo.voronoi import PARTS, kept
@@ -28,6 +29,9 @@ _SLACK_M = 1e-3
 #: Slack for answers from anywhere in a zone: a line's measure (to its nearest projected
 #: point) may be a hair off the true geodesic distance.
 _LIVE_SLACK_M = 1.0
+#: ``geo.spatial``'s slack on its scale bound, and the earth's mean radius it uses.
+_SCALE_SLACK = 1.005
+EARTH_RADIUS_M = 6_371_008.8
 #: A station's nearest place not settled by the projection (see :func:`_labels`).
 UNSETTLED = -1
 
@@ -51,20 +55,68 @@ def _nearest_projected(
     return found[1], np.asarray(distance, dtype=float)
 
 
-def _distances(index: MapIndex, kind: str, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """Projected distances from points to the kind's nearest feature (the map's stations'
-    kept per index and kind: they belong to the map alone)."""
-    table = station_table(index)
-    rows = table.rows_at(xs, ys)
+def _bounds(
+    index: MapIndex, kind: str, xs: np.ndarray, ys: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of the distance from points to the kind's nearest feature as
+    ``MapIndex.nearest`` measures it: exact (both the same) for the map's stations, kept
+    per index and kind (they belong to the map alone); from the projection for others."""
+    rows = station_table(index).rows_at(xs, ys)
     if rows is None:
-        return _nearest_projected(index, kind, shapely.points(xs, ys))[1]
-    every = kept(
-        PARTS,
-        index,
-        ("nearest_projected", kind),
-        lambda: _nearest_projected(index, kind, table.points)[1],
+        upper = _nearest_projected(index, kind, shapely.points(xs, ys))[1]
+        k = scale_bound(index)
+        return (np.zeros_like(upper) if math.isinf(k) else upper / k), upper
+    measured = kept(PARTS, index, ("measured", kind), lambda: _measured(index, kind))
+    return measured[rows], measured[rows]
+
+
+def _measured(index: MapIndex, kind: str) -> np.ndarray:
+    """Every station's distance to the kind's nearest feature, measured as
+    ``MapIndex.nearest`` measures it (the same candidates, the same geodesic calls), at once."""
+    table = station_table(index)
+    layer = index._layer(kind)
+    count = len(table.lats)
+    if not layer.items:
+        return np.full(count, math.inf)
+    projection = index.projection
+    # ``LocalProjection.scale_bound`` at each station: its distance from the centre is its
+    # projected distance from the origin (azimuthal equidistant); a hair larger is safe.
+    angle = (np.hypot(table.xs, table.ys) + projection.radius_m) / EARTH_RADIUS_M
+    if float(angle.max()) >= 2.5:
+        return np.array(
+            [_nearest(index, kind, a, b) for a, b in zip(table.lats, table.lons, strict=True)]
+        )
+    safe = np.maximum(angle, 1e-9)
+    k = np.where(angle < 1e-9, 1.0, safe / np.sin(safe)) * _SCALE_SLACK * (1 + 1e-9)
+    _, nearest = _nearest_projected(index, kind, table.points)
+    station, feature = layer.tree.query(
+        table.points, predicate="dwithin", distance=k * nearest + 1.0
     )
-    return every[rows]  # type: ignore[no-any-return]
+    projected = np.empty(len(layer.projected), dtype=object)
+    projected[:] = layer.projected
+    lonlat = np.empty(len(layer.lonlat), dtype=object)
+    lonlat[:] = layer.lonlat
+    to = np.empty((len(station), 2))
+    point = shapely.get_type_id(lonlat[feature]) == 0
+    to[point] = shapely.get_coordinates(lonlat[feature[point]])
+    covered = np.zeros(len(station), dtype=bool)
+    other = np.nonzero(~point)[0]
+    if len(other):
+        shapes, where = projected[feature[other]], table.points[station[other]]
+        polygon = np.isin(shapely.get_type_id(shapes), (3, 6))
+        covered[other[polygon]] = shapely.covers(shapes[polygon], where[polygon])
+        line = shapely.shortest_line(shapes, where)
+        to[other] = projection.to_lonlat_array(shapely.get_coordinates(line)[0::2])
+    _, _, away = WGS84.inv(table.lons[station], table.lats[station], to[:, 0], to[:, 1])
+    distance = np.where(covered, 0.0, np.asarray(away, dtype=float))
+    measured = np.full(count, math.inf)
+    np.minimum.at(measured, station, distance)
+    return measured
+
+
+def _nearest(index: MapIndex, kind: str, lat: float, lon: float) -> float:
+    hit = index.nearest(kind, lat, lon)
+    return math.inf if hit is None else hit.distance_m
 
 
 def measuring_tests(
@@ -78,17 +130,16 @@ def measuring_tests(
     """The station tests of a measuring answer: ``closer`` (strictly nearer the kind than
     the seeker's ``seeker_m``) or further; the drawn band is ``margin_m`` generous.
 
-    ``at`` (answers from the station) is exact: stations the bounds leave open are
-    answered by ``answer_at``. ``near`` (answers from anywhere within ``slack`` of the
-    station) keeps a station unless its whole disc is surely on the other side: the
-    distance to the nearest feature changes by at most ``slack`` across the disc. Never
-    too strict; it keeps a station whose disc several features' discs cover together.
+    ``at`` (answers from the station) is exact: a station within a millimetre of the
+    seeker's distance (or one the bounds leave open) is answered by ``answer_at``. ``near``
+    (answers from anywhere within ``slack`` of the station) keeps a station unless its
+    whole disc is surely on the other side: the distance to the nearest feature changes by
+    at most ``slack`` across the disc. Never too strict; "further" keeps a station whose
+    disc several features' discs cover together (no single one does).
     """
-    k = scale_bound(index)
 
     def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        upper = _distances(index, kind, xs, ys)
-        lower = np.zeros_like(upper) if math.isinf(k) else upper / k
+        lower, upper = _bounds(index, kind, xs, ys)
         nearer = upper + _SLACK_M < seeker_m
         farther = lower - _SLACK_M >= seeker_m
         inside = nearer if closer else farther
@@ -99,10 +150,9 @@ def measuring_tests(
     def near(
         lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray, slack: float
     ) -> np.ndarray:
-        upper = _distances(index, kind, xs, ys)
+        lower, upper = _bounds(index, kind, xs, ys)
         reach = slack + margin_m + _LIVE_SLACK_M
         if closer:
-            lower = np.zeros_like(upper) if math.isinf(k) else upper / k
             return np.asarray(lower - reach <= seeker_m)
         return np.asarray(upper + reach >= seeker_m)
 

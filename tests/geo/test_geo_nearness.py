@@ -189,3 +189,14 @@ def test_a_pin_outside_every_station_is_answered_exactly() -> None:
         clue = Clue(0, "measuring", "airport", answer, seeker=seeker)
         view = with_clue(index, seeker_map(index, [], ZONE_M, HiderPosition.STATION), clue)
         assert (station in view.candidates) == (answer == "further")
+
+
+@pytest.mark.parametrize("kind", ["rail-station", "airport", "coastline", "park", "admin-1"])
+def test_every_station_is_measured_as_map_index_measures_it(country: MapIndex, kind: str) -> None:
+    from hideseek_chat.geo.nearness import _measured
+
+    measured = _measured(country, kind)
+    for n, station in enumerate(country.pack.stations):
+        hit = country.nearest(kind, station.lat, station.lon)
+        assert hit is not None
+        assert measured[n] == hit.distance_m, station
