@@ -152,6 +152,8 @@ class SeekerMap:
             area = self._remaining()
             if not self._cut:  # another thread may have cut it meanwhile: the same area
                 self._cut.append(area)
+            # Cut: the earlier maps (and their areas) need not be kept alive by this one.
+            object.__setattr__(self, "previous", None)
         return self._cut[0]
 
     def _remaining(self) -> BaseGeometry:
