@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 import numpy as np
 import shapely
 
+from hideseek_chat.geo.answers import TIE_EPSILON_M
 from hideseek_chat.geo.distance import WGS84
 from hideseek_chat.geo.spatial import MapIndex
 from hideseek_chat.geo.stationtable import AtStations, NearStations, station_table
@@ -160,9 +161,11 @@ def measuring_tests(
 
 
 def _labels(index: MapIndex, kind: str, named_only: bool) -> tuple[np.ndarray, dict[Hashable, int]]:
-    """Each station's nearest place of ``kind`` (named streets: the street name), as a
-    number, or :data:`UNSETTLED` where features of two labels lie within ``k`` times the
-    nearest projected distance (only those can be nearest); and the numbers by label."""
+    """Each station's nearest place of ``kind`` (named streets: the street name) as the
+    hider's answer finds it, as a number (:data:`UNSETTLED` where the projection gives no
+    bound); and the numbers by label. Where features of two labels lie within ``k`` times
+    the nearest projected distance (only those can be nearest) the station is looked up as
+    ``geo.answers.answer_matching`` looks the hider up; elsewhere the projection decides."""
 
     def build() -> tuple[np.ndarray, dict[Hashable, int]]:
         table = station_table(index)
@@ -187,7 +190,12 @@ def _labels(index: MapIndex, kind: str, named_only: bool) -> tuple[np.ndarray, d
         )
         mixed = np.zeros(len(first), dtype=bool)
         mixed[station[label[feature] != first[station]]] = True
-        return np.where(mixed, UNSETTLED, first), numbers
+        # Near a tie the projection cannot tell: the hider's answer's own lookup does.
+        ranked = index.ranked_named if named_only else index.ranked
+        for n in np.nonzero(mixed)[0]:
+            hits = ranked(kind, float(table.lats[n]), float(table.lons[n]), TIE_EPSILON_M)
+            first[n] = numbers[_label(layer, kind, hits[0].item, named_only)]
+        return first, numbers
 
     return kept(PARTS, index, ("labels", kind, named_only), build)
 
