@@ -289,7 +289,7 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
     else:
         projection = index.projection
         # Only the part in play can meet a candidate's disc (the box holds every one).
-        keep = shapely.clip_by_rect(region.keep, *_in_play(view, table))
+        keep = _clipped(region.keep, _in_play(view, table))
         # From short lon/lat edges: a long straight edge (a box map's side) is a curve in
         # the projection, and its chord would cut off stations near it.
         area = projection.geometry(_densified(keep, 0.01))
@@ -378,6 +378,15 @@ def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float,
         max(b[2] for b in boxes),
         max(b[3] for b in boxes),
     )
+
+
+def _clipped(area: BaseGeometry, box: Bounds) -> BaseGeometry:
+    """``area`` within a lon/lat box: GEOS's fast rectangle clip, or the overlay where that
+    clip gives up (it cannot close a ring of three points)."""
+    try:
+        return shapely.clip_by_rect(area, *box)
+    except shapely.errors.GEOSException:
+        return _polygonal(shapely.intersection(area, shapely.box(*box)))
 
 
 def _rows(view: SeekerMap, row: dict[str, int]) -> np.ndarray:
