@@ -35,6 +35,7 @@ _SCALE_SLACK = 1.005
 EARTH_RADIUS_M = 6_371_008.8
 #: A station's nearest place not settled by the projection (see :func:`_labels`).
 UNSETTLED = -1
+_NOT_YET = -2.0
 
 
 def scale_bound(index: MapIndex) -> float:
@@ -67,32 +68,51 @@ def _bounds(
         upper = _nearest_projected(index, kind, shapely.points(xs, ys))[1]
         k = scale_bound(index)
         return (np.zeros_like(upper) if math.isinf(k) else upper / k), upper
-    measured = kept(PARTS, index, ("measured", kind), lambda: _measured(index, kind))
-    return measured[rows], measured[rows]
+    measured = _per_station(
+        index, ("measured", kind), rows, math.nan, lambda need: _measured(index, kind, need)
+    )
+    return measured, measured
 
 
-def _measured(index: MapIndex, kind: str) -> np.ndarray:
-    """Every station's distance to the kind's nearest feature, measured as
-    ``MapIndex.nearest`` measures it (the same candidates, the same geodesic calls), at once."""
+def _per_station(
+    index: MapIndex,
+    key: tuple[Hashable, ...],
+    rows: np.ndarray,
+    missing: float,
+    compute: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """A per-station value kept per index (it belongs to the map alone), computed for the
+    rows asked for the first time (``missing`` marks the others; NaN for floats)."""
+    count = len(station_table(index).lats)
+    store = kept(PARTS, index, key, lambda: np.full(count, missing))
+    values = store[rows]
+    need = rows[np.isnan(values) if math.isnan(missing) else values == missing]
+    if len(need):
+        store[need] = compute(need)
+        values = store[rows]
+    return values  # type: ignore[no-any-return]
+
+
+def _measured(index: MapIndex, kind: str, rows: np.ndarray) -> np.ndarray:
+    """Stations' distances (by row) to the kind's nearest feature, measured as
+    ``MapIndex.nearest`` measures them (the same candidates, the same geodesic calls)."""
     table = station_table(index)
     layer = index._layer(kind)
-    count = len(table.lats)
     if not layer.items:
-        return np.full(count, math.inf)
+        return np.full(len(rows), math.inf)
     projection = index.projection
+    xs, ys, points = table.xs[rows], table.ys[rows], table.points[rows]
     # ``LocalProjection.scale_bound`` at each station: its distance from the centre is its
     # projected distance from the origin (azimuthal equidistant); a hair larger is safe.
-    angle = (np.hypot(table.xs, table.ys) + projection.radius_m) / EARTH_RADIUS_M
+    angle = (np.hypot(xs, ys) + projection.radius_m) / EARTH_RADIUS_M
     if float(angle.max()) >= 2.5:
         return np.array(
-            [_nearest(index, kind, a, b) for a, b in zip(table.lats, table.lons, strict=True)]
+            [_nearest(index, kind, float(table.lats[n]), float(table.lons[n])) for n in rows]
         )
     safe = np.maximum(angle, 1e-9)
     k = np.where(angle < 1e-9, 1.0, safe / np.sin(safe)) * _SCALE_SLACK * (1 + 1e-9)
-    _, nearest = _nearest_projected(index, kind, table.points)
-    station, feature = layer.tree.query(
-        table.points, predicate="dwithin", distance=k * nearest + 1.0
-    )
+    _, nearest = _nearest_projected(index, kind, points)
+    station, feature = layer.tree.query(points, predicate="dwithin", distance=k * nearest + 1.0)
     projected = np.empty(len(layer.projected), dtype=object)
     projected[:] = layer.projected
     lonlat = np.empty(len(layer.lonlat), dtype=object)
@@ -103,14 +123,15 @@ def _measured(index: MapIndex, kind: str) -> np.ndarray:
     covered = np.zeros(len(station), dtype=bool)
     other = np.nonzero(~point)[0]
     if len(other):
-        shapes, where = projected[feature[other]], table.points[station[other]]
+        shapes, where = projected[feature[other]], points[station[other]]
         polygon = np.isin(shapely.get_type_id(shapes), (3, 6))
         covered[other[polygon]] = shapely.covers(shapes[polygon], where[polygon])
         line = shapely.shortest_line(shapes, where)
         to[other] = projection.to_lonlat_array(shapely.get_coordinates(line)[0::2])
-    _, _, away = WGS84.inv(table.lons[station], table.lats[station], to[:, 0], to[:, 1])
+    at = rows[station]
+    _, _, away = WGS84.inv(table.lons[at], table.lats[at], to[:, 0], to[:, 1])
     distance = np.where(covered, 0.0, np.asarray(away, dtype=float))
-    measured = np.full(count, math.inf)
+    measured = np.full(len(rows), math.inf)
     np.minimum.at(measured, station, distance)
     return measured
 
@@ -160,44 +181,54 @@ def measuring_tests(
     return at, near
 
 
-def _labels(index: MapIndex, kind: str, named_only: bool) -> tuple[np.ndarray, dict[Hashable, int]]:
-    """Each station's nearest place of ``kind`` (named streets: the street name) as the
-    hider's answer finds it, as a number (:data:`UNSETTLED` where the projection gives no
-    bound); and the numbers by label. Where features of two labels lie within ``k`` times
-    the nearest projected distance (only those can be nearest) the station is looked up as
-    ``geo.answers.answer_matching`` looks the hider up; elsewhere the projection decides."""
+def _numbers(
+    index: MapIndex, kind: str, named_only: bool
+) -> tuple[np.ndarray, dict[Hashable, int]]:
+    """Each feature's label (place, or street name) as a number, and the numbers by label."""
 
     def build() -> tuple[np.ndarray, dict[Hashable, int]]:
-        table = station_table(index)
         layer = index._layer(kind, named_only)
         numbers: dict[Hashable, int] = {}
-        label = np.array(
-            [
-                numbers.setdefault(_label(layer, kind, f, named_only), len(numbers))
-                for f in layer.items
-            ],
-            dtype=np.int64,
-        )
-        if not len(label):
-            return np.full(len(table.lats), UNSETTLED, dtype=np.int64), numbers
-        nearest, distance = _nearest_projected(index, kind, table.points, named_only)
-        first = label[nearest]
+        label = [
+            numbers.setdefault(_label(layer, kind, f, named_only), len(numbers))
+            for f in layer.items
+        ]
+        return np.array(label, dtype=np.int64), numbers
+
+    return kept(PARTS, index, ("numbers", kind, named_only), build)
+
+
+def _labels(index: MapIndex, kind: str, named_only: bool, rows: np.ndarray) -> np.ndarray:
+    """Stations' (by row) nearest place of ``kind`` (named streets: the street name) as the
+    hider's answer finds it, as a number (:data:`UNSETTLED` where the projection gives no
+    bound). Where features of two labels lie within ``k`` times the nearest projected
+    distance (only those can be nearest) the station is looked up as
+    ``geo.answers.answer_matching`` looks the hider up; elsewhere the projection decides."""
+    table = station_table(index)
+    layer = index._layer(kind, named_only)
+    label, numbers = _numbers(index, kind, named_only)
+
+    def compute(need: np.ndarray) -> np.ndarray:
         k = scale_bound(index)
-        if math.isinf(k):
-            return np.full(len(first), UNSETTLED, dtype=np.int64), numbers
+        if not len(label) or math.isinf(k):
+            return np.full(len(need), UNSETTLED)
+        points = table.points[need]
+        nearest, distance = _nearest_projected(index, kind, points, named_only)
+        first = label[nearest]
         station, feature = layer.tree.query(
-            table.points, predicate="dwithin", distance=k * distance + 1.0
+            points, predicate="dwithin", distance=k * distance + 1.0
         )
         mixed = np.zeros(len(first), dtype=bool)
         mixed[station[label[feature] != first[station]]] = True
         # Near a tie the projection cannot tell: the hider's answer's own lookup does.
         ranked = index.ranked_named if named_only else index.ranked
         for n in np.nonzero(mixed)[0]:
-            hits = ranked(kind, float(table.lats[n]), float(table.lons[n]), TIE_EPSILON_M)
+            row = need[n]
+            hits = ranked(kind, float(table.lats[row]), float(table.lons[row]), TIE_EPSILON_M)
             first[n] = numbers[_label(layer, kind, hits[0].item, named_only)]
-        return first, numbers
+        return first
 
-    return kept(PARTS, index, ("labels", kind, named_only), build)
+    return _per_station(index, ("labels", kind, named_only), rows, _NOT_YET, compute)
 
 
 def _label(layer: object, kind: str, feature: object, named_only: bool) -> Hashable:
@@ -219,13 +250,13 @@ def matching_test(
     is a place number (``MapIndex``'s clustering) or a casefolded street name."""
 
     def at(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        labels, numbers = _labels(index, kind, named_only)
         rows = station_table(index).rows_at(xs, ys)
         if rows is None:
             open_ = np.ones(len(lats), dtype=bool)
             inside = np.zeros(len(lats), dtype=bool)
         else:
-            mine = labels[rows]
+            numbers = _numbers(index, kind, named_only)[1]
+            mine = _labels(index, kind, named_only, rows)
             open_ = mine == UNSETTLED
             inside = (mine == numbers.get(seeker_label, UNSETTLED - 1)) == same
         for n in np.nonzero(open_)[0]:

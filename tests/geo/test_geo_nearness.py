@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 import shapely
 
-from hideseek_chat.geo import HiderFix, MapIndex, Pin, cells
+from hideseek_chat.geo import HiderFix, MapIndex, Pin, answer_matching, answer_measuring, cells
+from hideseek_chat.geo.distance import WGS84
+from hideseek_chat.geo.nearness import _bounds, _labels, _measured
 from hideseek_chat.geo.regions import Region, clue_region
 from hideseek_chat.geo.seeking import Clue, seeker_map, with_clue
 from hideseek_chat.geo.stationtable import station_table
@@ -73,8 +75,6 @@ def test_stations_kept_without_drawing_match_brute_force(
 
 
 def _answered(index: MapIndex, clue: Clue, fix: HiderFix) -> bool:
-    from hideseek_chat.geo import answer_matching, answer_measuring
-
     assert clue.seeker is not None
     answer = answer_matching if clue.category == "matching" else answer_measuring
     return answer(index, clue.subject, clue.seeker, fix).answer == clue.answer
@@ -100,8 +100,6 @@ def test_zone_answers_keep_every_station_whose_disc_reaches_the_band(
 
 
 def _disc_edge(lat: float, lon: float, radius: float) -> Iterator[tuple[float, float]]:
-    from hideseek_chat.geo.distance import WGS84
-
     for azimuth in range(0, 360, 15):
         lon2, lat2, _ = WGS84.fwd(lon, lat, azimuth, radius)
         yield lat2, lon2
@@ -193,10 +191,24 @@ def test_a_pin_outside_every_station_is_answered_exactly() -> None:
 
 @pytest.mark.parametrize("kind", ["rail-station", "airport", "coastline", "park", "admin-1"])
 def test_every_station_is_measured_as_map_index_measures_it(country: MapIndex, kind: str) -> None:
-    from hideseek_chat.geo.nearness import _measured
-
-    measured = _measured(country, kind)
+    measured = _measured(country, kind, np.arange(len(country.pack.stations)))
     for n, station in enumerate(country.pack.stations):
         hit = country.nearest(kind, station.lat, station.lon)
         assert hit is not None
         assert measured[n] == hit.distance_m, station
+
+
+def test_stations_are_measured_and_looked_up_on_first_use_only() -> None:
+    # Filled row by row as answers need them: a part first, then the rest, gives what
+    # all at once gives.
+    index = MapIndex(country_pack(stations=200, seed=11, places=True))
+    every = np.arange(len(index.pack.stations))
+    at_once = _measured(index, "airport", every)
+    labels_at_once = _labels(MapIndex(index.pack), "airport", False, every)
+    table = station_table(index)
+    part = every[::3]
+    lower, upper = _bounds(index, "airport", table.xs[part], table.ys[part])
+    assert lower.tolist() == upper.tolist() == at_once[part].tolist()
+    assert _bounds(index, "airport", table.xs, table.ys)[0].tolist() == at_once.tolist()
+    assert _labels(index, "airport", False, part).tolist() == labels_at_once[part].tolist()
+    assert _labels(index, "airport", False, every).tolist() == labels_at_once.tolist()
