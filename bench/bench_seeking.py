@@ -42,6 +42,7 @@ from hideseek_chat.geo import (
     answer_transit_line,
     cells,
     distance_m,
+    nearness,
     voronoi,
 )
 from hideseek_chat.geo.seeking import Clue, SeekerMap, seeker_map, with_clue
@@ -233,6 +234,19 @@ def _forget_answers() -> None:
 def _run(index: MapIndex, mix: str, hider: Station, clues: list[Clue], floor: float) -> None:
     first = _timed(lambda: seeker_map(index, clues, ZONE_M).remaining, 1)
     print(f"[{mix}] first map on this index (the kinds' diagrams built too): {first * 1e3:7.1f} ms")
+    # Like the diagrams, each station's distance to a kind and nearest place belong to
+    # the map alone: measured once (answers otherwise do it on first use).
+    measuring = {c.subject for c in clues if c.category == "measuring"}
+    matching = {c.subject for c in clues if c.category == "matching"} - {
+        "transit-line",
+        "station-name-length",
+        "admin-1",
+    }
+    tables = _timed(lambda: nearness.prepare(index, measuring, matching), 1)
+    print(
+        f"[{mix}] every station measured and looked up for the kinds asked: "
+        f"{tables * 1e3:7.1f} ms (once per map)"
+    )
     for basis in HiderPosition:
         tag = f"[{mix} {basis}]"
         cold, cpu = [], []

@@ -14,13 +14,14 @@ the few it leaves open are answered again, exactly as the hider's answer was com
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
 import shapely
 
-from hideseek_chat.geo.answers import TIE_EPSILON_M
+from hideseek_chat.geo.answers import STREET_SUBJECT, TIE_EPSILON_M
 from hideseek_chat.geo.distance import WGS84
+from hideseek_chat.geo.mappack import ROAD_KIND
 from hideseek_chat.geo.spatial import MapIndex
 from hideseek_chat.geo.stationtable import AtStations, NearStations, station_table
 from hideseek_chat.geo.voronoi import PARTS, kept
@@ -264,3 +265,19 @@ def matching_test(
         return inside
 
     return at
+
+
+def prepare(index: MapIndex, measuring: Iterable[str] = (), matching: Iterable[str] = ()) -> None:
+    """Measure and look up every station now for these measuring and matching kinds
+    (``street`` for named roads), once per map: answers otherwise do it on first use for
+    the stations they test (the first answer of a kind across a country: 20-60 ms more)."""
+    table = station_table(index)
+    every = np.arange(len(table.lats))
+    for kind in measuring:
+        if index.has_data_for(kind):
+            _bounds(index, kind, table.xs, table.ys)
+    for kind in matching:
+        named_only = kind == STREET_SUBJECT
+        layer_kind = ROAD_KIND if named_only else kind
+        if index.has_data_for(layer_kind):
+            _labels(index, layer_kind, named_only, every)

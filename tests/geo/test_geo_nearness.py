@@ -12,7 +12,15 @@ import numpy as np
 import pytest
 import shapely
 
-from hideseek_chat.geo import HiderFix, MapIndex, Pin, answer_matching, answer_measuring, cells
+from hideseek_chat.geo import (
+    HiderFix,
+    MapIndex,
+    Pin,
+    answer_matching,
+    answer_measuring,
+    cells,
+    nearness,
+)
 from hideseek_chat.geo.distance import WGS84
 from hideseek_chat.geo.nearness import _bounds, _labels, _measured
 from hideseek_chat.geo.regions import Region, clue_region
@@ -212,3 +220,21 @@ def test_stations_are_measured_and_looked_up_on_first_use_only() -> None:
     assert _bounds(index, "airport", table.xs, table.ys)[0].tolist() == at_once.tolist()
     assert _labels(index, "airport", False, part).tolist() == labels_at_once[part].tolist()
     assert _labels(index, "airport", False, every).tolist() == labels_at_once.tolist()
+
+
+def test_prepare_measures_every_station_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    index = MapIndex(country_pack(stations=120, seed=13, places=True))
+    nearness.prepare(index, ["airport"], ["park", "street"])
+    # Everything was measured and looked up: answers now compute nothing more.
+    monkeypatch.setattr(nearness, "_measured", _fail)
+    monkeypatch.setattr(nearness, "_nearest_projected", _fail)
+    table = station_table(index)
+    every = np.arange(len(table.lats))
+    lower, upper = _bounds(index, "airport", table.xs, table.ys)
+    assert np.isfinite(upper).all() and (lower == upper).all()
+    assert (_labels(index, "park", False, every) >= 0).all()
+    assert (_labels(index, "road", True, every) >= 0).all()
+
+
+def _fail(*args: object) -> np.ndarray:
+    raise AssertionError("computed again")
