@@ -400,9 +400,9 @@ def clue_region(
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)
     if clue.category == Category.MATCHING:
-        region = _matching(index, clue, bounds)
+        region = _matching(index, clue)
     elif clue.category == Category.MEASURING:
-        region = _measuring(index, clue, bounds)
+        region = _measuring(index, clue)
     elif clue.category == Category.TENTACLE:
         region = _tentacle(index, clue, bounds)
     else:
@@ -434,9 +434,7 @@ def _answer_at(index: MapIndex, clue: Clue) -> Callable[[float, float], bool]:
     return check
 
 
-def _matching(
-    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
-) -> Region | str:
+def _matching(index: MapIndex, clue: Clue) -> Region | str:
     assert clue.seeker is not None
     same = clue.answer == "yes"
     if clue.answer not in ("yes", "no"):
@@ -506,9 +504,7 @@ def _inside_or_not(boundary: BaseGeometry, area: BaseGeometry, inside: bool) -> 
     return area if inside else boundary.difference(area)
 
 
-def _measuring(
-    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
-) -> Region | str:
+def _measuring(index: MapIndex, clue: Clue) -> Region | str:
     assert clue.seeker is not None
     if clue.answer not in ("closer", "further"):
         return "unreadable_answer"

@@ -84,8 +84,8 @@ class Applied:
     about their station only (a transit line, a station name's length), which keep the
     station ids in ``stations`` instead. A clue that rules nothing out (a ``null`` answer)
     keeps the whole boundary. Curves are exact within the part of the map still in play
-    when the clue was applied. A measuring answer's band is drawn when ``keep`` is first
-    read.
+    when the clue was applied. A pending band or cell (see :class:`SeekerMap`) is drawn
+    when ``keep`` is first read.
     """
 
     ref: int
@@ -115,8 +115,9 @@ class SeekerMap:
 
     ``remaining`` is the boundary minus everything eliminated (lon/lat); ``candidates`` the
     stations, in the pack's order, whose zone disc (``zone_radius_m``) still meets it.
-    ``remaining`` is ``drawn`` cut by the ``pending`` areas (measuring bands), which are
-    drawn when it is first read: the candidates never wait for them.
+    ``remaining`` is ``drawn`` cut by the ``pending`` areas (measuring bands, and cells of
+    matching answers given from the station), which are drawn when it is first read: the
+    candidates never wait for them (``geo.nearness`` decides them).
 
     With ``basis`` STATION the answers were about the station point: candidates are the
     stations inside ``remaining`` (and on every station list). With LIVE the hider may have
@@ -221,9 +222,8 @@ def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
     region = clue_region(index, clue, in_play)
     if isinstance(region, str):
         return replace(previous, not_applied=(*previous.not_applied, NotApplied(clue.ref, region)))
-    decides = (
-        region.at_stations if previous.basis == HiderPosition.STATION else (region.near_stations)
-    )
+    station = previous.basis == HiderPosition.STATION
+    decides = region.at_stations if station else region.near_stations
     if region.draw is not None and decides is None:
         # The stations need the area itself: draw it now.
         region = replace(region, keep=region.draw(in_play), draw=None)
