@@ -8,7 +8,10 @@ tentacles; the seekers' pins close in on the hider as the game goes) and ``old``
 five kinds only, pins anywhere, for comparison with earlier figures). Prints the time of
 ``seeker_map`` from scratch and of each ``with_clue`` step (p50 / p99, overall and per clue
 kind), both as ratios of one ``Geod.inv`` call measured in the same run, and checks the
-candidates and the remaining area against brute force.
+candidates and the remaining area against brute force. Measuring answers' bands are drawn
+when the area is first read: "from scratch" reads it; per answer is timed twice, once with
+the stations alone (the update path: the caption's count, ``/stations``) and once reading
+the area after every answer (what a picture after each answer costs).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from hideseek_chat.geo import (
     answer_transit_line,
     cells,
     distance_m,
+    nearness,
     voronoi,
 )
 from hideseek_chat.geo.seeking import Clue, SeekerMap, seeker_map, with_clue
@@ -55,19 +59,57 @@ def _pin(index: MapIndex, rng: random.Random) -> Pin:
     return Pin(rng.uniform(miny, maxy), rng.uniform(minx, maxx), NOW)
 
 
-OLD_MIX = ("radar", "thermometer", "radar", "transit-line", "station-name-length",
-           "admin-1", "thermometer")
+OLD_MIX = (
+    "radar",
+    "thermometer",
+    "radar",
+    "transit-line",
+    "station-name-length",
+    "admin-1",
+    "thermometer",
+)
 # 40 questions, in the order asked.
 FULL_MIX = (
-    "radar", "measuring:rail-station", "thermometer", "matching:airport", "admin-1",
-    "measuring:airport", "radar", "transit-line", "thermometer", "measuring:coastline",
-    "matching:park", "radar", "measuring:rail-station", "station-name-length",
-    "tentacle:museum", "thermometer", "matching:museum", "measuring:airport", "radar",
-    "transit-line", "matching:airport", "measuring:rail-station", "thermometer",
-    "matching:park", "tentacle:museum", "radar", "matching:street", "admin-1",
-    "measuring:coastline", "thermometer", "matching:museum", "station-name-length",
-    "measuring:rail-station", "radar", "transit-line", "tentacle:museum", "thermometer",
-    "matching:street", "measuring:airport", "radar",
+    "radar",
+    "measuring:rail-station",
+    "thermometer",
+    "matching:airport",
+    "admin-1",
+    "measuring:airport",
+    "radar",
+    "transit-line",
+    "thermometer",
+    "measuring:coastline",
+    "matching:park",
+    "radar",
+    "measuring:rail-station",
+    "station-name-length",
+    "tentacle:museum",
+    "thermometer",
+    "matching:museum",
+    "measuring:airport",
+    "radar",
+    "transit-line",
+    "matching:airport",
+    "measuring:rail-station",
+    "thermometer",
+    "matching:park",
+    "tentacle:museum",
+    "radar",
+    "matching:street",
+    "admin-1",
+    "measuring:coastline",
+    "thermometer",
+    "matching:museum",
+    "station-name-length",
+    "measuring:rail-station",
+    "radar",
+    "transit-line",
+    "tentacle:museum",
+    "thermometer",
+    "matching:street",
+    "measuring:airport",
+    "radar",
 )
 
 
@@ -81,8 +123,7 @@ def _near(index: MapIndex, hider: Station, ref: int, rng: random.Random) -> Pin:
     return Pin(min(max(lat, miny), maxy), min(max(lon, minx), maxx), NOW)
 
 
-def _question(index: MapIndex, ref: int, rng: random.Random,
-              hider: Station | None = None) -> Clue:
+def _question(index: MapIndex, ref: int, rng: random.Random, hider: Station | None = None) -> Clue:
     """A question as asked: the seekers' pins and numbers, no answer yet (``hider``: the
     full mix, whose pins close in on the hider)."""
     if hider is None:
@@ -92,8 +133,7 @@ def _question(index: MapIndex, ref: int, rng: random.Random,
     category, _, subject = kind.partition(":")
     if category == "matching" and subject == "street":
         road = rng.choice(index.pack.features_of("road")).geometry.interpolate(0.5, normalized=True)
-        seeker = Pin(road.y + rng.uniform(-0.002, 0.002), road.x + rng.uniform(-0.002, 0.002),
-                     NOW)
+        seeker = Pin(road.y + rng.uniform(-0.002, 0.002), road.x + rng.uniform(-0.002, 0.002), NOW)
     if category in ("measuring", "matching"):
         return Clue(ref, category, subject, seeker=seeker)
     if category == "tentacle":
@@ -135,10 +175,26 @@ def _answer(index: MapIndex, question: Clue, station: Station) -> str | None:
 
 def _answered(question: Clue, answer: str | None) -> Clue:
     if question.category == "tentacle" and answer not in (None, "null", "not_in_reach"):
-        return Clue(question.ref, question.category, question.subject, "named", answer,
-                    question.distance_m, question.seeker, question.end)
-    return Clue(question.ref, question.category, question.subject, answer, question.detail,
-                question.distance_m, question.seeker, question.end)
+        return Clue(
+            question.ref,
+            question.category,
+            question.subject,
+            "named",
+            answer,
+            question.distance_m,
+            question.seeker,
+            question.end,
+        )
+    return Clue(
+        question.ref,
+        question.category,
+        question.subject,
+        answer,
+        question.detail,
+        question.distance_m,
+        question.seeker,
+        question.end,
+    )
 
 
 def _label(clue: Clue) -> str:
@@ -149,15 +205,18 @@ def main() -> None:
     build = time.perf_counter()
     pack = country_pack(places=True)
     index = MapIndex(pack)
-    print(f"pack: {len(pack.stations)} stations, {len(pack.features)} features, "
-          f"built in {time.perf_counter() - build:.1f} s")
+    print(
+        f"pack: {len(pack.stations)} stations, {len(pack.features)} features, "
+        f"built in {time.perf_counter() - build:.1f} s"
+    )
     floor = min(_timed(lambda: distance_m(45.0, 3.0, 46.0, 4.0), 2_000) for _ in range(5))
     print(f"one Geod.inv (distance_m):  {floor * 1e6:8.2f} µs")
     for mix in ("full", "old"):
         rng = random.Random(19)
         hider = rng.choice(pack.stations)
-        questions = [_question(index, ref, rng, hider if mix == "full" else None)
-                     for ref in range(ANSWERS)]
+        questions = [
+            _question(index, ref, rng, hider if mix == "full" else None) for ref in range(ANSWERS)
+        ]
         clues = [_answered(q, _answer(index, q, hider)) for q in questions]
         _run(index, mix, hider, clues, floor)
         _exactness(index, questions, clues, rng)
@@ -173,37 +232,76 @@ def _forget_answers() -> None:
 
 
 def _run(index: MapIndex, mix: str, hider: Station, clues: list[Clue], floor: float) -> None:
-    first = _timed(lambda: seeker_map(index, clues, ZONE_M), 1)
-    print(f"[{mix}] first map on this index (the kinds' diagrams built too): "
-          f"{first * 1e3:7.1f} ms")
+    first = _timed(lambda: seeker_map(index, clues, ZONE_M).remaining, 1)
+    print(f"[{mix}] first map on this index (the kinds' diagrams built too): {first * 1e3:7.1f} ms")
+    # Like the diagrams, each station's distance to a kind and nearest place belong to
+    # the map alone: measured once (answers otherwise do it on first use).
+    measuring = {c.subject for c in clues if c.category == "measuring"}
+    matching = {c.subject for c in clues if c.category == "matching"} - {
+        "transit-line",
+        "station-name-length",
+        "admin-1",
+    }
+    tables = _timed(lambda: nearness.prepare(index, measuring, matching), 1)
+    print(
+        f"[{mix}] every station measured and looked up for the kinds asked: "
+        f"{tables * 1e3:7.1f} ms (once per map)"
+    )
     for basis in HiderPosition:
-        cold = []
+        tag = f"[{mix} {basis}]"
+        cold, cpu = [], []
         for _ in range(3):
             _forget_answers()
-            cold.append(_timed(lambda b=basis: seeker_map(index, clues, ZONE_M, b), 1))
-        warm = min(
-            _timed(lambda b=basis: seeker_map(index, clues, ZONE_M, b), 1) for _ in range(3)
-        )
+            took, used = _timed_cpu(lambda b=basis: seeker_map(index, clues, ZONE_M, b).remaining)
+            cold.append(took)
+            cpu.append(used)
+        stations = []
+        for _ in range(3):
+            _forget_answers()
+            stations.append(_timed(lambda b=basis: seeker_map(index, clues, ZONE_M, b), 1))
         scratch = min(cold)
-        _forget_answers()
-        steps = _steps(index, clues, basis)
-        p50 = statistics.median(steps)
-        p99 = float(np.percentile(steps, 99))
-        tag = f"[{mix} {basis}]"
-        print(f"{tag} from scratch, {ANSWERS} answers: {scratch * 1e3:7.1f} ms "
-              f"({scratch / floor:,.0f} x Geod.inv); again with its bands and cells kept "
-              f"{warm * 1e3:7.1f} ms")
-        print(f"{tag} per answer p50 {p50 * 1e3:6.2f} ms, p99 {p99 * 1e3:6.2f} ms "
-              f"({p50 / floor:,.0f} x / {p99 / floor:,.0f} x Geod.inv)")
-        kinds: dict[str, list[float]] = {}
-        for clue, took in zip(clues, steps, strict=True):
-            kinds.setdefault(_label(clue), []).append(took)
-        for label, times in sorted(kinds.items()):
-            print(f"{tag}   {label:28s} n={len(times):2d} p50 {statistics.median(times) * 1e3:6.2f}"
-                  f" ms, p99 {float(np.percentile(times, 99)) * 1e3:6.2f} ms")
+        print(
+            f"{tag} from scratch, {ANSWERS} answers, area and stations: {scratch * 1e3:7.1f} ms "
+            f"(of 3: {', '.join(f'{t * 1e3:.0f}' for t in cold)} ms; CPU "
+            f"{min(cpu) * 1e3:.0f} ms; {scratch / floor:,.0f} x Geod.inv); stations only "
+            f"{min(stations) * 1e3:7.1f} ms"
+        )
+        for read, what in (
+            (False, "stations (area not read)"),
+            (True, "stations + area read after each"),
+        ):
+            _forget_answers()
+            steps, cpus = _steps(index, clues, basis, read)
+            p50, p99 = statistics.median(steps), float(np.percentile(steps, 99))
+            print(
+                f"{tag} per answer, {what}: p50 {p50 * 1e3:6.2f} ms, p99 {p99 * 1e3:7.2f} ms,"
+                f" max {max(steps) * 1e3:7.2f} ms (CPU p50 {statistics.median(cpus) * 1e3:.2f}"
+                f" ms, p99 {float(np.percentile(cpus, 99)) * 1e3:.2f} ms; "
+                f"{p50 / floor:,.0f} x / {p99 / floor:,.0f} x Geod.inv)"
+            )
+            kinds: dict[str, list[float]] = {}
+            for clue, took in zip(clues, steps, strict=True):
+                kinds.setdefault(_label(clue), []).append(took)
+            for label, times in sorted(kinds.items()):
+                print(
+                    f"{tag}   {label:28s} n={len(times):2d} p50 "
+                    f"{statistics.median(times) * 1e3:7.2f} ms, p99 "
+                    f"{float(np.percentile(times, 99)) * 1e3:7.2f} ms"
+                )
         view = seeker_map(index, clues, ZONE_M, basis)
-        print(f"{tag} {len(view.candidates)} candidates, {len(view.not_applied)} not applied"
-              f", hider kept: {hider in view.candidates}")
+        print(
+            f"{tag} {len(view.candidates)} candidates, {len(view.not_applied)} not applied"
+            f", hider kept: {hider in view.candidates}; area "
+            f"{len(shapely.get_coordinates(view.remaining)):,} vertices"
+        )
+
+
+def _timed_cpu(func: object) -> tuple[float, float]:
+    """Wall and CPU time of one call."""
+    assert callable(func)
+    start, cpu = time.perf_counter(), time.process_time()
+    func()
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def _timed(func: object, repeat: int) -> float:
@@ -214,39 +312,55 @@ def _timed(func: object, repeat: int) -> float:
     return (time.perf_counter() - start) / repeat
 
 
-def _steps(index: MapIndex, clues: list[Clue], basis: HiderPosition) -> list[float]:
+def _steps(
+    index: MapIndex, clues: list[Clue], basis: HiderPosition, read: bool
+) -> tuple[list[float], list[float]]:
+    """Each answer's ``with_clue`` (and, with ``read``, reading the area after it, as a
+    picture after each answer does): wall and CPU times."""
     view = seeker_map(index, [], ZONE_M, basis)
-    times = []
+    times, cpus = [], []
     for clue in clues:
         # Once each: a second call would find its band or cell kept.
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         view = with_clue(index, view, clue)
+        if read:
+            _ = view.remaining
         times.append(time.perf_counter() - start)
-    return times
+        cpus.append(time.process_time() - cpu)
+    return times, cpus
 
 
-def _exactness(index: MapIndex, questions: list[Clue], clues: list[Clue],
-               rng: random.Random) -> None:
+def _exactness(
+    index: MapIndex, questions: list[Clue], clues: list[Clue], rng: random.Random
+) -> None:
     """Candidates (answers from the station) against every station answered by brute force;
     the remaining area against random points answered by brute force."""
     view: SeekerMap = seeker_map(index, clues, ZONE_M, HiderPosition.STATION)
     # A tentacle's truthful answer is the place's name (the clue says "named" + detail).
-    wanted = [c.detail if c.category == "tentacle" and c.answer == "named" else c.answer
-              for c in clues]
+    wanted = [
+        c.detail if c.category == "tentacle" and c.answer == "named" else c.answer for c in clues
+    ]
     consistent = {
-        s.id for s in index.pack.stations
+        s.id
+        for s in index.pack.stations
         if all(_answer(index, q, s) == w for q, w in zip(questions, wanted, strict=True))
     }
     got = {s.id for s in view.candidates}
-    print(f"candidates vs brute force: {len(got)} found, {len(consistent)} consistent, "
-          f"{len(consistent - got)} missed, {len(got - consistent)} extra")
+    print(
+        f"candidates vs brute force: {len(got)} found, {len(consistent)} consistent, "
+        f"{len(consistent - got)} missed, {len(got - consistent)} extra"
+    )
     minx, miny, maxx, maxy = index.pack.boundary.bounds
     wrong = checked = 0
-    area_clues = [(q, c) for q, c in zip(questions, clues, strict=True)
-                  if c.category in ("radar", "thermometer")]
+    area_clues = [
+        (q, c)
+        for q, c in zip(questions, clues, strict=True)
+        if c.category in ("radar", "thermometer")
+    ]
     # Sample near the remaining area so both sides of its edges are tried.
-    rminx, rminy, rmaxx, rmaxy = view.remaining.bounds if not view.remaining.is_empty else (
-        minx, miny, maxx, maxy)
+    rminx, rminy, rmaxx, rmaxy = (
+        view.remaining.bounds if not view.remaining.is_empty else (minx, miny, maxx, maxy)
+    )
     for _ in range(20_000):
         lat = rng.uniform(max(miny, rminy - 0.05), min(maxy, rmaxy + 0.05))
         lon = rng.uniform(max(minx, rminx - 0.05), min(maxx, rmaxx + 0.05))
@@ -258,8 +372,10 @@ def _exactness(index: MapIndex, questions: list[Clue], clues: list[Clue],
         truth = all(_answer(index, q, point) == c.answer for q, c in area_clues)
         inside = bool(shapely.intersects_xy(_area_only(index, clues), lon, lat))
         wrong += truth != inside
-    print(f"remaining area (radar + thermometer clues) vs brute force: {checked} points "
-          f">= 1 m from an edge, {wrong} wrong")
+    print(
+        f"remaining area (radar + thermometer clues) vs brute force: {checked} points "
+        f">= 1 m from an edge, {wrong} wrong"
+    )
 
 
 _AREA: dict[int, shapely.Geometry] = {}
@@ -268,8 +384,12 @@ _AREA: dict[int, shapely.Geometry] = {}
 def _area_only(index: MapIndex, clues: list[Clue]) -> shapely.Geometry:
     key = id(clues)
     if key not in _AREA:
-        view = seeker_map(index, [c for c in clues if c.category in ("radar", "thermometer")],
-                          ZONE_M, HiderPosition.STATION)
+        view = seeker_map(
+            index,
+            [c for c in clues if c.category in ("radar", "thermometer")],
+            ZONE_M,
+            HiderPosition.STATION,
+        )
         shapely.prepare(view.remaining)
         _AREA[key] = view.remaining
     return _AREA[key]
@@ -284,7 +404,8 @@ def _margin(question: Clue, point: Station) -> float:
         return abs(distance_m(seeker.lat, seeker.lon, point.lat, point.lon) - question.distance_m)
     assert question.end is not None
     gap = distance_m(seeker.lat, seeker.lon, point.lat, point.lon) - distance_m(
-        question.end.lat, question.end.lon, point.lat, point.lon)
+        question.end.lat, question.end.lon, point.lat, point.lon
+    )
     return abs(gap) / 2
 
 

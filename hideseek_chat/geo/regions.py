@@ -14,8 +14,7 @@ computed truthfully never loses its position to rounding; bisectors are exact wi
 from __future__ import annotations
 
 import math
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from pyproj import Transformer
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
-from hideseek_chat.geo import cells
+from hideseek_chat.geo import cells, nearness
 from hideseek_chat.geo.answers import (
     DIVISION_SUBJECTS,
     STREET_SUBJECT,
@@ -37,6 +36,11 @@ from hideseek_chat.geo.answers import (
 from hideseek_chat.geo.distance import WGS84, distance_m
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
 from hideseek_chat.geo.spatial import MapIndex
+from hideseek_chat.geo.stationtable import (
+    AtStations,
+    NearStations,
+    station_table,
+)
 from hideseek_chat.rules.ruleset import NULL_ANSWER, Category, HiderPosition
 
 if TYPE_CHECKING:
@@ -49,6 +53,7 @@ SAG_M = 0.1
 #: The longest straight lon/lat segment on a curve (metres): longer ones bend off the
 #: geodesic they stand for once unprojected.
 MAX_SEGMENT_M = 1000.0
+
 
 def _segments_for_circle(radius_m: float) -> int:
     """How many chords a circle needs so each strays < SAG_M and is < MAX_SEGMENT_M long."""
@@ -150,8 +155,9 @@ class _Bisector:
             value_next = self.gap(xy[:, 0], xy[:, 1])
             moved = value_next - value
             usable = np.abs(step) > 1e-9
-            slope = np.where(usable & (np.abs(moved) > 1e-12), moved / np.where(usable, step, 1),
-                             slope)
+            slope = np.where(
+                usable & (np.abs(moved) > 1e-12), moved / np.where(usable, step, 1), slope
+            )
             s, value = s_next, value_next
             if float(np.max(np.abs(value))) < 1e-5:
                 break
@@ -227,20 +233,15 @@ def covers_lonlat(region: BaseGeometry, lats: np.ndarray, lons: np.ndarray) -> n
 # ---------------------------------------------------------------- clues -> regions
 
 
-#: Stations as lat, lon, x and y arrays (x, y in ``MapIndex.projection``) -> which of
-#: them a clue keeps.
-AtStations = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-#: The same with a slack: kept when some point within ``slack`` metres of the station is.
-NearStations = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], np.ndarray]
-
-
 @dataclass(frozen=True)
 class Region:
     """What one answer says: ``keep`` the lon/lat area the hider was in when answering
     (None: anywhere), ``stations`` the station ids their zone can be on (None: any).
 
     ``at_stations`` / ``near_stations``, when given, decide exactly which stations stay,
-    mirroring how the answer was computed; otherwise ``keep`` decides.
+    mirroring how the answer was computed; otherwise ``keep`` decides. ``draw``, when
+    given (``keep`` is then None), draws the area on demand, exact within a lon/lat box:
+    the stations are decided without it.
     """
 
     keep: BaseGeometry | None
@@ -252,54 +253,7 @@ class Region:
     #: whether a hider at (lat, lon) gets this answer, computed as the answer was: decides
     #: the stations so near an edge of ``keep`` that the drawn edge could misplace them
     answer_at: Callable[[float, float], bool] | None = None
-
-
-@dataclass(frozen=True)
-class StationTable:
-    """The pack's stations as arrays (lat, lon, projected points, name length, id), the
-    row of each id, and which rows each line stops at (filled on first use)."""
-
-    lats: np.ndarray
-    lons: np.ndarray
-    xs: np.ndarray
-    ys: np.ndarray
-    points: np.ndarray
-    lengths: np.ndarray
-    ids: np.ndarray
-    unrouted: np.ndarray
-    row: dict[str, int]
-    lines: dict[str, np.ndarray]
-    stations: np.ndarray  # the Station objects
-
-
-_TABLES: weakref.WeakKeyDictionary[MapIndex, StationTable] = weakref.WeakKeyDictionary()
-
-
-def station_table(index: MapIndex) -> StationTable:
-    """The station table of an index, built once and kept while the index lives."""
-    table = _TABLES.get(index)
-    if table is None:
-        stations = index.pack.stations
-        lats = np.array([s.lat for s in stations], dtype=float)
-        lons = np.array([s.lon for s in stations], dtype=float)
-        xy = index.projection._project_array(np.column_stack([lons, lats]))
-        table = StationTable(
-            lats, lons, xy[:, 0].copy(), xy[:, 1].copy(), shapely.points(xy),
-            np.array([len(s.name) for s in stations], dtype=int),
-            np.array([s.id for s in stations], dtype=object),
-            np.array([not s.routes for s in stations], dtype=bool),
-            {s.id: n for n, s in enumerate(stations)},
-            {},
-            _objects(stations),
-        )
-        _TABLES[index] = table
-    return table
-
-
-def _objects(items: Sequence[object]) -> np.ndarray:
-    array = np.empty(len(items), dtype=object)
-    array[:] = items
-    return array
+    draw: Callable[[tuple[float, float, float, float]], BaseGeometry] | None = None
 
 
 def _line_mask(index: MapIndex, line: str) -> np.ndarray:
@@ -330,8 +284,14 @@ def _projected(index: MapIndex, lat: float, lon: float) -> tuple[float, float, f
 
 
 def _within(
-    index: MapIndex, lat: float, lon: float, limit: float,
-    lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+    index: MapIndex,
+    lat: float,
+    lon: float,
+    limit: float,
+    lats: np.ndarray,
+    lons: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
 ) -> np.ndarray:
     """Which stations are within ``limit`` (geodesic, the edge included) of a point."""
     cx, cy, k = _projected(index, lat, lon)
@@ -350,8 +310,9 @@ def radar_region(index: MapIndex, lat: float, lon: float, radius_m: float, insid
     if inside:
         keep: BaseGeometry = geodesic_disc(lat, lon, radius_m + SAG_M + MARGIN_M)
 
-        def near(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
-                 slack: float) -> np.ndarray:
+        def near(
+            lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray, slack: float
+        ) -> np.ndarray:
             # Triangle inequality: a point within ``slack`` of the station is within the
             # circle only if the station is within radius + slack of its centre.
             return _within(index, lat, lon, radius_m + slack, lats, lons, xs, ys)
@@ -360,8 +321,9 @@ def radar_region(index: MapIndex, lat: float, lon: float, radius_m: float, insid
         if radius_m > MARGIN_M:
             keep = keep.difference(geodesic_disc(lat, lon, radius_m - MARGIN_M))
 
-        def near(lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray,
-                 slack: float) -> np.ndarray:
+        def near(
+            lats: np.ndarray, lons: np.ndarray, xs: np.ndarray, ys: np.ndarray, slack: float
+        ) -> np.ndarray:
             if slack >= radius_m:
                 return np.ones(len(lats), dtype=bool)
             # Beyond ``radius - slack`` exactly: not within a hair less than that.
@@ -438,9 +400,9 @@ def clue_region(
         # The map has none of the subject in its boundary: true wherever the hider is.
         return Region(None)
     if clue.category == Category.MATCHING:
-        region = _matching(index, clue, bounds)
+        region = _matching(index, clue)
     elif clue.category == Category.MEASURING:
-        region = _measuring(index, clue, bounds)
+        region = _measuring(index, clue)
     elif clue.category == Category.TENTACLE:
         region = _tentacle(index, clue, bounds)
     else:
@@ -472,9 +434,7 @@ def _answer_at(index: MapIndex, clue: Clue) -> Callable[[float, float], bool]:
     return check
 
 
-def _matching(
-    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
-) -> Region | str:
+def _matching(index: MapIndex, clue: Clue) -> Region | str:
     assert clue.seeker is not None
     same = clue.answer == "yes"
     if clue.answer not in ("yes", "no"):
@@ -500,30 +460,51 @@ def _matching(
         division = cells.division_of(index, clue.subject, clue.seeker.lat, clue.seeker.lon)
         if division is None:
             return "not_in_any_division"
-        return _inside_or_not(pack.boundary, division, same)
+        return Region(_inside_or_not(pack.boundary, division, same))
     if clue.subject == STREET_SUBJECT:
         if not index.has_data_for(ROAD_KIND):
             return "no_map_data"
         road = index.nearest_named(ROAD_KIND, clue.seeker.lat, clue.seeker.lon)
         if road is None:
             return "no_map_data"
-        return _inside_or_not(pack.boundary, cells.street_cell(index, road.item.name, bounds), same)
+        name = road.item.name
+        at = nearness.matching_test(
+            index, ROAD_KIND, name.casefold(), same, _answer_at(index, clue), named_only=True
+        )
+        return Region(
+            None,
+            at_stations=at,
+            draw=lambda within: _inside_or_not(
+                pack.boundary, cells.street_cell(index, name, within), same
+            ),
+        )
     if not index.has_data_for(clue.subject):
         return "no_map_data"
     place = index.nearest(clue.subject, clue.seeker.lat, clue.seeker.lon)
     if place is None:
         return "no_feature_in_boundary"
-    cell = cells.place_cell(index, clue.subject, place.item, bounds=bounds)
-    return _inside_or_not(pack.boundary, cell, same)
+    # With answers from the station the cell is drawn only when the area is read.
+    at = nearness.matching_test(
+        index,
+        clue.subject,
+        index._layer(clue.subject).places[id(place.item)],
+        same,
+        _answer_at(index, clue),
+    )
+    return Region(
+        None,
+        at_stations=at,
+        draw=lambda within: _inside_or_not(
+            pack.boundary, cells.place_cell(index, clue.subject, place.item, bounds=within), same
+        ),
+    )
 
 
-def _inside_or_not(boundary: BaseGeometry, area: BaseGeometry, inside: bool) -> Region:
-    return Region(area if inside else boundary.difference(area))
+def _inside_or_not(boundary: BaseGeometry, area: BaseGeometry, inside: bool) -> BaseGeometry:
+    return area if inside else boundary.difference(area)
 
 
-def _measuring(
-    index: MapIndex, clue: Clue, bounds: tuple[float, float, float, float] | None
-) -> Region | str:
+def _measuring(index: MapIndex, clue: Clue) -> Region | str:
     assert clue.seeker is not None
     if clue.answer not in ("closer", "further"):
         return "unreadable_answer"
@@ -534,13 +515,20 @@ def _measuring(
     near = index.nearest(clue.subject, clue.seeker.lat, clue.seeker.lon)
     if near is None:
         return "no_feature_in_boundary"
-    # Closer means strictly nearer than the seeker's nearest; further is the rest.
-    if clue.answer == "closer":
-        return Region(
-            cells.distance_band(index, clue.subject, near.distance_m + MARGIN_M, bounds)
-        )
-    band = cells.distance_band(index, clue.subject, max(near.distance_m - MARGIN_M, 0.0), bounds)
-    return Region(index.pack.boundary.difference(band))
+    # Closer means strictly nearer than the seeker's nearest; further is the rest. The
+    # band (thousands of discs for a common kind) is drawn only when the area is read.
+    closer, seeker_m = clue.answer == "closer", near.distance_m
+
+    def draw(within: tuple[float, float, float, float]) -> BaseGeometry:
+        if closer:
+            return cells.distance_band(index, clue.subject, seeker_m + MARGIN_M, within)
+        band = cells.distance_band(index, clue.subject, max(seeker_m - MARGIN_M, 0.0), within)
+        return index.pack.boundary.difference(band)
+
+    at, near_stations = nearness.measuring_tests(
+        index, clue.subject, seeker_m, closer, MARGIN_M, _answer_at(index, clue)
+    )
+    return Region(None, at_stations=at, near_stations=near_stations, draw=draw)
 
 
 def _tentacle(

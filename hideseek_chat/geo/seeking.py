@@ -10,6 +10,7 @@ strays less than a metre from the geodesic curve it stands for.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -22,14 +23,9 @@ from shapely.geometry.base import BaseGeometry
 from hideseek_chat.geo.answers import DIVISION_SUBJECTS
 from hideseek_chat.geo.mappack import Station
 from hideseek_chat.geo.pins import Pin
-from hideseek_chat.geo.regions import (
-    Region,
-    StationTable,
-    clue_region,
-    covers_lonlat,
-    station_table,
-)
+from hideseek_chat.geo.regions import Region, clue_region, covers_lonlat
 from hideseek_chat.geo.spatial import MapIndex
+from hideseek_chat.geo.stationtable import StationTable, station_table
 from hideseek_chat.rules.ruleset import Category, HiderPosition
 
 
@@ -59,7 +55,28 @@ class Clue:
     void: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+class Drawing:
+    """An area drawn on first use, exact within a lon/lat box (a band of thousands of
+    discs costs seconds; the stations it keeps are decided without it)."""
+
+    def __init__(self, draw: Callable[[Bounds], BaseGeometry], within: Bounds) -> None:
+        self._draw = draw
+        self.within = within
+        self._area: BaseGeometry | None = None
+        self._lock = threading.Lock()
+
+    def area(self, within: Bounds | None = None) -> BaseGeometry:
+        """The area, exact within ``within`` (default: the box given at creation); the
+        default one is kept."""
+        if within is not None and within != self.within:
+            return self._draw(within)
+        with self._lock:
+            if self._area is None:
+                self._area = self._draw(self.within)
+            return self._area
+
+
+@dataclass(frozen=True)
 class Applied:
     """A clue that became a region: where the hider can be by this clue alone.
 
@@ -67,12 +84,17 @@ class Applied:
     about their station only (a transit line, a station name's length), which keep the
     station ids in ``stations`` instead. A clue that rules nothing out (a ``null`` answer)
     keeps the whole boundary. Curves are exact within the part of the map still in play
-    when the clue was applied.
+    when the clue was applied. A pending band or cell (see :class:`SeekerMap`) is drawn
+    when ``keep`` is first read.
     """
 
     ref: int
-    keep: BaseGeometry | None
+    drawn: BaseGeometry | Drawing | None
     stations: frozenset[str] | None = None
+
+    @property
+    def keep(self) -> BaseGeometry | None:
+        return self.drawn.area() if isinstance(self.drawn, Drawing) else self.drawn
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +106,18 @@ class NotApplied:
     reason: str
 
 
+Bounds = tuple[float, float, float, float]
+
+
 @dataclass(frozen=True)
 class SeekerMap:
     """Where the hider can still be.
 
     ``remaining`` is the boundary minus everything eliminated (lon/lat); ``candidates`` the
     stations, in the pack's order, whose zone disc (``zone_radius_m``) still meets it.
+    ``remaining`` is ``drawn`` cut by the ``pending`` areas (measuring bands, and cells of
+    matching answers given from the station), which are drawn when it is first read: the
+    candidates never wait for them (``geo.nearness`` decides them).
 
     With ``basis`` STATION the answers were about the station point: candidates are the
     stations inside ``remaining`` (and on every station list). With LIVE the hider may have
@@ -99,7 +127,7 @@ class SeekerMap:
     """
 
     boundary: BaseGeometry
-    remaining: BaseGeometry
+    drawn: BaseGeometry
     candidates: tuple[Station, ...]
     applied: tuple[Applied, ...]
     not_applied: tuple[NotApplied, ...]
@@ -107,6 +135,42 @@ class SeekerMap:
     basis: HiderPosition
     #: the candidates' rows in ``MapIndex.pack.stations`` (None: found from ``candidates``)
     rows: np.ndarray | None = field(default=None, compare=False, repr=False)
+    #: areas still to cut ``drawn`` by, and the box (lon/lat) that holds what is in play
+    pending: tuple[Drawing, ...] = field(default=(), compare=False, repr=False)
+    in_play: Bounds | None = field(default=None, compare=False, repr=False)
+    #: the map one clue before, and that clue's area: once the earlier map's
+    #: ``remaining`` was read, this one is that area cut by one more
+    previous: SeekerMap | None = field(default=None, compare=False, repr=False)
+    step: BaseGeometry | Drawing | None = field(default=None, compare=False, repr=False)
+    _cut: list[BaseGeometry] = field(default_factory=list, init=False, compare=False, repr=False)
+
+    @property
+    def remaining(self) -> BaseGeometry:
+        """The boundary minus everything eliminated (lon/lat); drawn on first read."""
+        if not self.pending:
+            return self.drawn
+        if not self._cut:
+            area = self._remaining()
+            if not self._cut:  # another thread may have cut it meanwhile: the same area
+                self._cut.append(area)
+            # Cut: the earlier maps (and their areas) need not be kept alive by this one.
+            object.__setattr__(self, "previous", None)
+        return self._cut[0]
+
+    def _remaining(self) -> BaseGeometry:
+        before = self.previous
+        if before is not None and (before._cut or not before.pending):
+            # Only shrinks: the area read before, cut by this clue's.
+            area = before.remaining
+            step = self.step.area() if isinstance(self.step, Drawing) else self.step
+            return area if step is None else _polygonal(shapely.intersection(area, step))
+        area = self.drawn
+        for drawing in self.pending:
+            if area.is_empty:
+                break
+            # Drawn within the box now in play, the smallest yet: cheaper.
+            area = _polygonal(shapely.intersection(area, drawing.area(self.in_play)))
+        return area
 
 
 def seeker_map(
@@ -123,7 +187,7 @@ def seeker_map(
     """
     view = SeekerMap(
         boundary=index.pack.boundary,
-        remaining=index.pack.boundary,
+        drawn=index.pack.boundary,
         candidates=tuple(index.pack.stations),
         applied=(),
         not_applied=(),
@@ -154,25 +218,44 @@ def _costly(clue: Clue) -> bool:
 def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
     """Return ``previous`` narrowed by one more clue (cheaper than from scratch)."""
     table = station_table(index)
-    region = clue_region(index, clue, _in_play(previous, table))
+    in_play = _in_play(previous, table)
+    region = clue_region(index, clue, in_play)
     if isinstance(region, str):
         return replace(previous, not_applied=(*previous.not_applied, NotApplied(clue.ref, region)))
-    remaining = previous.remaining
+    station = previous.basis == HiderPosition.STATION
+    decides = region.at_stations if station else region.near_stations
+    if region.draw is not None and decides is None:
+        # The stations need the area itself: draw it now.
+        region = replace(region, keep=region.draw(in_play), draw=None)
+    drawn, pending = previous.drawn, previous.pending
+    step: BaseGeometry | Drawing | None = region.keep
     if region.keep is not None:
-        remaining = _polygonal(shapely.intersection(remaining, region.keep))
+        drawn = _polygonal(shapely.intersection(drawn, region.keep))
     kept = _kept(index, previous, region)
     rows = _rows(previous, table.row)[kept]
-    applied = Applied(
-        clue.ref, region.keep if region.keep is not None or region.stations is not None
-        else previous.boundary, region.stations,
-    )
-    return replace(
+    if region.draw is not None:
+        step = Drawing(region.draw, in_play)
+        pending = (*pending, step)
+        applied = Applied(clue.ref, step)
+    else:
+        applied = Applied(
+            clue.ref,
+            region.keep
+            if region.keep is not None or region.stations is not None
+            else previous.boundary,
+            region.stations,
+        )
+    view = replace(
         previous,
-        remaining=remaining,
+        drawn=drawn,
         candidates=tuple(table.stations[rows].tolist()),
         applied=(*previous.applied, applied),
         rows=rows,
+        pending=pending,
+        previous=previous if pending else None,
+        step=step,
     )
+    return replace(view, in_play=_in_play(view, table)) if pending else view
 
 
 def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
@@ -188,7 +271,7 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
     kept = np.ones(len(rows), dtype=bool)
     if region.station_mask is not None:
         kept &= region.station_mask[rows]
-    if region.keep is None or not kept.any():
+    if (region.keep is None and region.draw is None) or not kept.any():
         return kept
     rows = rows[kept]
     lats, lons, xs, ys = table.lats[rows], table.lons[rows], table.xs[rows], table.ys[rows]
@@ -198,14 +281,18 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         else:
             inside = covers_lonlat(region.keep, lats, lons)
             if region.answer_at is not None:
-                _settle_near_edges(region.keep, region.answer_at, lats, lons, inside)
+                _settle_near_edges(
+                    region.keep, region.answer_at, lats, lons, inside, (table.lonlat_tree(), rows)
+                )
     elif region.near_stations is not None:
         inside = region.near_stations(lats, lons, xs, ys, view.zone_radius_m)
     else:
         projection = index.projection
+        # Only the part in play can meet a candidate's disc (the box holds every one).
+        keep = _clipped(region.keep, _in_play(view, table))
         # From short lon/lat edges: a long straight edge (a box map's side) is a curve in
         # the projection, and its chord would cut off stations near it.
-        area = projection.geometry(_densified(region.keep, 0.01))
+        area = projection.geometry(_densified(keep, 0.01))
         if not shapely.is_valid(area):
             # Two edges a hair apart in lon/lat may cross once projected (a band's ring
             # beside the boundary's): an invalid polygon answers "covers" wrongly.
@@ -214,7 +301,10 @@ def _kept(index: MapIndex, view: SeekerMap, region: Region) -> np.ndarray:
         # Projected distances overstate geodesic ones by at most ``k``: never too strict.
         k = projection.scale_bound(projection.lat, projection.lon)
         reach = k * view.zone_radius_m + 1.0
-        inside = np.asarray(shapely.dwithin(area, table.points[rows], reach))
+        points = table.points[rows]
+        # Inside first (cheap); the distance only for the stations outside.
+        inside = np.asarray(shapely.intersects(area, points))
+        inside[~inside] = shapely.dwithin(area, points[~inside], reach)
     kept[kept] = inside
     return kept
 
@@ -229,8 +319,12 @@ def _settle_near_edges(
     lats: np.ndarray,
     lons: np.ndarray,
     inside: np.ndarray,
+    among: tuple[STRtree, np.ndarray] | None = None,
 ) -> None:
-    """Decide ``inside`` again, by the answer itself, for stations near an edge of ``keep``."""
+    """Decide ``inside`` again, by the answer itself, for stations near an edge of ``keep``.
+
+    ``among``: a tree of every station's lon/lat point and the rows of that tree that
+    ``lats``/``lons`` are (cheaper than a tree of the edges when there are many)."""
     if not len(lats):
         return
     # Degrees for EDGE_CHECK_M at the highest latitude here (a degree of latitude >= 110 km).
@@ -244,9 +338,14 @@ def _settle_near_edges(
     if not pieces:
         return
     segments = shapely.linestrings(np.concatenate(pieces))
-    near, _ = STRtree(segments).query(
-        shapely.points(lons, lats), predicate="dwithin", distance=degrees
-    )
+    if among is None:
+        near, _ = STRtree(segments).query(
+            shapely.points(lons, lats), predicate="dwithin", distance=degrees
+        )
+    else:
+        tree, rows = among
+        _, hit = tree.query(segments, predicate="dwithin", distance=degrees)
+        near = np.nonzero(np.isin(rows, hit))[0]
     for n in np.unique(near):
         inside[n] = answer_at(float(lats[n]), float(lons[n]))
 
@@ -255,19 +354,39 @@ def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float,
     """A lon/lat box holding the remaining area and every candidate's zone: no later
     answer can matter outside it."""
     rows = _rows(view, table.row)
-    boxes = [view.remaining.bounds] if not view.remaining.is_empty else []
+    # Before the pending cuts: a larger box, in which every later region is exact too.
+    boxes = [view.drawn.bounds] if not view.drawn.is_empty else []
     if len(rows):
         lats, lons = table.lats[rows], table.lons[rows]
         # A degree of latitude is >= 110 km; of longitude, cos(lat) times that.
         pad_lat = view.zone_radius_m / 110_000.0
         widest = float(np.abs(lats).max()) + pad_lat
         pad_lon = min(180.0, pad_lat / max(np.cos(np.radians(min(widest, 89.0))), 1e-6))
-        boxes.append((float(lons.min()) - pad_lon, float(lats.min()) - pad_lat,
-                      float(lons.max()) + pad_lon, float(lats.max()) + pad_lat))
+        boxes.append(
+            (
+                float(lons.min()) - pad_lon,
+                float(lats.min()) - pad_lat,
+                float(lons.max()) + pad_lon,
+                float(lats.max()) + pad_lat,
+            )
+        )
     if not boxes:
         return view.boundary.bounds
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def _clipped(area: BaseGeometry, box: Bounds) -> BaseGeometry:
+    """``area`` within a lon/lat box: GEOS's fast rectangle clip, or the overlay where that
+    clip gives up (it cannot close a ring of three points)."""
+    try:
+        return shapely.clip_by_rect(area, *box)
+    except shapely.errors.GEOSException:
+        return _polygonal(shapely.intersection(area, shapely.box(*box)))
 
 
 def _rows(view: SeekerMap, row: dict[str, int]) -> np.ndarray:

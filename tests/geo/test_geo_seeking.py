@@ -367,6 +367,7 @@ GAMES = settings(max_examples=40, deadline=None,
        moves=st.booleans())
 @example(seed=428, basis=HiderPosition.STATION, moves=False)  # a street "no" 9 cm from a tie
 @example(seed=629799, basis=HiderPosition.LIVE, moves=False)  # a band's ring crossed once projected
+@example(seed=2720911, basis=HiderPosition.LIVE, moves=False)  # GEOS's box clip gave up on a cell
 def test_truthful_games_on_stillwater_never_lose_the_hider(
     stillwater: MapIndex, seed: int, basis: HiderPosition, moves: bool
 ) -> None:

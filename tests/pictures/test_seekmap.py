@@ -55,7 +55,7 @@ TILE = (90, 160, 110)
 def seeker_map(remaining: BaseGeometry, candidates: Sequence[Station] = ()) -> SeekerMap:
     return SeekerMap(
         boundary=BOUNDARY,
-        remaining=remaining,
+        drawn=remaining,
         candidates=tuple(candidates),
         applied=(),
         not_applied=(),
@@ -198,7 +198,7 @@ def test_a_failing_tile_server_gives_the_vector_picture(
 
 def test_identical_inputs_give_identical_bytes() -> None:
     view = seeker_map(WEST, [NORTH_WEST])
-    again = dataclasses.replace(view, remaining=box(8.0, 47.0, 8.1, 47.1))
+    again = dataclasses.replace(view, drawn=box(8.0, 47.0, 8.1, 47.1))
     pins = [("Ann", 47.02, 8.17)]
     first = seekers_picture(view, pins, size=SIZE, pack=PACK)
     assert first == seekers_picture(again, list(pins), size=SIZE, pack=PACK)
