@@ -39,6 +39,11 @@ def _configure(connection: Connection) -> None:
         # SQLite cannot ALTER constraints: revisions change tables in batch mode, which
         # rebuilds the table on SQLite and is a plain ALTER on PostgreSQL.
         render_as_batch=True,
+        # One transaction for the whole upgrade, on SQLite too (Alembic's default there is
+        # a transaction per statement): the write lock taken at its start serializes
+        # processes upgrading one file at once, where the second found the version table
+        # still empty and created the tables again.
+        transactional_ddl=True,
     )
 
 

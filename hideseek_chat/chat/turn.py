@@ -243,11 +243,13 @@ class Turn:
         """The chat's current game and its state; raise GameNotFound when there is none."""
         if self._game is None:
             chat = self.game_chat()
-            found = self.uow.games.current_stamp(chat)
-            if found is None:
+            game_id = self.uow.games.current_id(chat)
+            if game_id is None:
                 raise GameNotFound(chat)
-            game_id, stamp = found  # from memory when nothing happened since
-            self._game = (game_id, self.services.state_at(self.uow, game_id, stamp))
+            # Read afresh, as plain rows (one round trip on PostgreSQL), never a cached
+            # state: handlers may change what they are given, and a test or an admin may
+            # change a game's rows without an event.
+            self._game = (game_id, self.uow.games.read(game_id))
         return self._game
 
     def use_state(self, game_id: int, state: GameState) -> None:

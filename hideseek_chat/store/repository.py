@@ -13,7 +13,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, func, select
+from sqlalchemy import Connection, Select, bindparam, select
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
@@ -25,7 +25,7 @@ from hideseek_chat.store.mapping import (
     state_from_rows,
     state_rows,
 )
-from hideseek_chat.store.models import Base, ChatRow, EventRow, GameRow
+from hideseek_chat.store.models import Base, ChatRow, GameRow
 
 
 class GameNotFound(LookupError):
@@ -80,22 +80,6 @@ class GameRepository:
         if for_update:
             query = query.with_for_update(of=GameRow)
         return self.session.scalar(query)
-
-    def current_stamp(self, chat_key: str) -> tuple[int, int | None] | None:
-        """The chat's newest game's id and its newest event's (which changes whenever the
-        game's state does: a cached state of that stamp is current), in one query; None
-        when the chat never had a game."""
-        newest_event = (
-            select(func.max(EventRow.id)).where(EventRow.game_id == GameRow.id).scalar_subquery()
-        )
-        row = self.session.execute(
-            select(GameRow.id, newest_event)
-            .join(ChatRow, ChatRow.id == GameRow.chat_id)
-            .where(ChatRow.key == chat_key)
-            .order_by(GameRow.id.desc())
-            .limit(1)
-        ).first()
-        return None if row is None else (row[0], row[1])
 
     def for_chat(self, chat_key: str, for_update: bool = False) -> LoadedGame | None:
         """Load the chat's current game, or None when the chat never had one.
