@@ -19,7 +19,7 @@ from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import DeadlineReached
 from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.state import Deadline, DeadlineKind, GameState
-from hideseek_chat.store.batch import StagedWrites, read_states
+from hideseek_chat.store.batch import StagedWrites, collection_paused, read_states
 from hideseek_chat.store.uow import RulesetLoader, UnitOfWorkFactory, cached_ruleset, record_applied
 
 
@@ -65,7 +65,7 @@ def _fire_all(ruleset: Ruleset, state: GameState, now: datetime) -> list[_Step]:
 CLAIM_TRIES = 5
 #: Games whose due timers one transaction fires (their rows loaded and written together):
 #: small enough that a live edit waiting for the SQLite write lock waits one short batch.
-BATCH = 10
+BATCH = 20
 
 
 class _FiredElsewhere(Exception):
@@ -86,7 +86,8 @@ class Scheduler:
         while limit is None or len(fired) < limit:
             room = BATCH if limit is None else max(1, min(BATCH, limit - len(fired)))
             try:
-                batch = self.fire_batch(now, room)
+                with collection_paused():
+                    batch = self.fire_batch(now, room)
             except Exception:  # one bad write must not stop every game's timers
                 log.warning("a batch of timers failed; firing them one by one", exc_info=True)
                 batch = [result] if (result := self.fire_next(now)) else []
@@ -120,13 +121,21 @@ class Scheduler:
                 writes.stage(game_id, state, steps[-1].state)
                 for step in steps:
                     current = step.state.current_round
-                    uow.events.append(game_id, step.event, step.at)
-                    uow.outbox.add(
-                        game_id, step.decisions, step.at, current.number if current else None
+                    writes.log(
+                        game_id,
+                        step.event,
+                        step.at,
+                        step.decisions,
+                        current.number if current else None,
                     )
                     fired.append(
-                        Fired(game_id, step.deadline.id, step.deadline.kind, step.at,
-                              tuple(step.decisions))
+                        Fired(
+                            game_id,
+                            step.deadline.id,
+                            step.deadline.kind,
+                            step.at,
+                            tuple(step.decisions),
+                        )
                     )
             writes.write()
             uow.commit()
