@@ -64,7 +64,7 @@ MAX_MAP_JOBS = 2
 #: Map jobs run inline one after another per tick at most (the console).
 MAX_INLINE_JOBS = 10
 #: Timers fired per batch: between batches the event loop (and every other chat) moves on.
-TICK_BATCH = 20
+TICK_BATCH = 50
 #: Store calls of the outbox one process queues at once, however many games have news: a
 #: burst's thousand outboxes never queue a thousand calls in front of the next timers.
 SENDERS = 4
