@@ -20,7 +20,8 @@ updates in order). Updates are handled in ``threads``; timers and the outbox run
 once, so a burst of a thousand timers queues nothing in front of the next update. Each
 game's outbox is sent by one task at a time in this process and, through a lease in the
 store, by one process at a time (``Conversation.claim_outbox``); timers are fired in
-batches of ``TICK_BATCH``.
+batches of ``TICK_BATCH``, and while a tick fires them the outbox's calls wait, so that
+firing (storing each deadline's effect) is never held up behind sending.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ MAX_MAP_JOBS = 2
 #: Map jobs run inline one after another per tick at most (the console).
 MAX_INLINE_JOBS = 10
 #: Timers fired per batch: between batches the event loop (and every other chat) moves on.
-TICK_BATCH = 20
+TICK_BATCH = 50
 #: Store calls of the outbox one process queues at once, however many games have news: a
 #: burst's thousand outboxes never queue a thousand calls in front of the next timers.
 SENDERS = 4
@@ -158,6 +159,7 @@ class Driver:
         self._background: set[asyncio.Future[None]] = set()
         self._senders = senders
         self._sending: asyncio.Semaphore | None = None  # made in the loop that uses it
+        self._not_firing: asyncio.Event | None = None  # clear while a tick fires timers
         self._drawing: asyncio.Future[None] | None = None  # the picture worker
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
@@ -225,21 +227,23 @@ class Driver:
         return replies
 
     async def on_tick(self) -> None:
-        """Fire the due timers in batches, start the queued map jobs, then send what they
-        announced (the whole outbox, page after page). A tick that finds the previous one
-        still at work leaves it to it."""
+        """Fire the due timers in batches (the outbox's store calls wait meanwhile), start
+        the queued map jobs, then send what they announced (the whole outbox, page after
+        page). A tick that finds the previous one still at work leaves it to it."""
         if self._ticking:
             return
         self._ticking = True
+        not_firing = self._gate()
+        not_firing.clear()  # the outbox waits: its store calls would queue between batches
         try:
             while True:
                 now = self.clock()
                 fired = await self._run_behind(self.conversation.tick, now, self.tick_batch)
                 if fired < self.tick_batch:
                     break
-                self._in_background(self.drain())  # the first batches' news go out meanwhile
         finally:
             self._ticking = False
+            not_firing.set()
         self.start_map_jobs()
         self.start_picture_jobs()
         self._flushing += 1
@@ -327,14 +331,14 @@ class Driver:
         """Send every game's unsent outbox, the games side by side, each in order; a game
         stops at a transient failure to retry later. One look at the outbox: the games
         waiting longest, a page of them (the tick sends the rest)."""
-        await self._drain_games(await self._run_behind(self.conversation.outbox_games))
+        await self._drain_games(await self._outbox_call(self.conversation.outbox_games))
 
     async def _drain_all(self) -> None:
         """Drain page after page until a look finds no game not tried already (those the
         tick's earlier drains are still sending are waited for, then looked past)."""
         tried: set[int] = set()
         while True:
-            games = await self._run_behind(self.conversation.outbox_games)
+            games = await self._outbox_call(self.conversation.outbox_games)
             fresh = [game for game in games if game not in tried]
             if fresh:
                 tried.update(fresh)
@@ -398,13 +402,22 @@ class Driver:
         finally:
             await self._outbox_call(conversation.release_outbox, game_id, self.holder)
 
+    def _gate(self) -> asyncio.Event:
+        """Set unless a tick is firing timers (made in the loop that uses it)."""
+        if self._not_firing is None:
+            self._not_firing = asyncio.Event()
+            self._not_firing.set()
+        return self._not_firing
+
     async def _outbox_call(self, function: Callable[..., T], *args: Any) -> T:
-        """Call ``function`` in the background pool, at most ``SENDERS`` of the outbox's
-        calls at once (a game waiting for its chat's send limit holds none of them)."""
+        """Call ``function`` in the background pool once no tick is firing timers, at most
+        ``SENDERS`` of the outbox's calls at once (a game waiting for its chat's send limit
+        holds none of them)."""
         if self.background is None:
             return function(*args)
         if self._sending is None:
             self._sending = asyncio.Semaphore(self._senders)
+        await self._gate().wait()
         async with self._sending:
             return await self._run_behind(function, *args)
 

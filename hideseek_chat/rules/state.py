@@ -10,6 +10,7 @@ import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import TypeVar
 
 from hideseek_chat.rules.ruleset import Category, Size
 
@@ -301,13 +302,13 @@ class GameState:
         Records are copied one level deep (their fields are immutable values), which is
         much cheaper than ``copy.deepcopy``; the few nested containers are copied too.
         """
-        new = copy.copy(self)
-        new.settings = copy.copy(self.settings)
+        new = _copy(self)
+        new.settings = _copy(self.settings)
         new.settings.rest_periods = list(self.settings.rest_periods)
         new.hide_order = list(self.hide_order)
         new.pending_catch = copy.copy(self.pending_catch)
         for name in RECORD_LISTS:
-            setattr(new, name, [copy.copy(record) for record in getattr(self, name)])
+            setattr(new, name, [_copy(record) for record in getattr(self, name)])
         for round_ in new.rounds:
             round_.previous_zones = list(round_.previous_zones)  # Zones are never changed
             round_.hand_limit_bonus = dict(round_.hand_limit_bonus)
@@ -420,6 +421,17 @@ class GameState:
 
 
 #: GameState fields that are lists of records (copied record by record in ``clone``).
+_R = TypeVar("_R")
+
+
+def _copy(record: _R) -> _R:
+    """A shallow copy of a plain dataclass instance: ``copy.copy`` without its protocol
+    lookups, a few times faster (a burst of timers copies a hundred cards per game)."""
+    new = object.__new__(record.__class__)
+    new.__dict__.update(record.__dict__)
+    return new
+
+
 RECORD_LISTS = (
     "teams",
     "players",

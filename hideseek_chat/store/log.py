@@ -44,6 +44,47 @@ class LoggedEvent:
         return decode_event(EventColumns(self.type, self.actor_ref, dumps(self.payload)))
 
 
+def event_values(
+    game_id: int, columns: EventColumns, occurred_at: datetime, update_id: str | None
+) -> dict[str, Any]:
+    """An ``event_log`` row's values (attribute names are the column names)."""
+    return {
+        "game_id": game_id,
+        "type": columns.type,
+        "actor_ref": columns.actor_ref,
+        "occurred_at": occurred_at,
+        "update_id": update_id,
+        "payload": columns.payload,
+    }
+
+
+def outbox_values(
+    game_id: int, decisions: Iterable[Decision], now: datetime, round_number: int | None
+) -> list[dict[str, Any]]:
+    """The ``outbox`` rows of ``decisions``, in order (attribute names are the column
+    names); a notice keeps ``round_number`` (see ``Outbox.add``)."""
+    rows = []
+    for decision in decisions:
+        columns = encode_decision(decision)
+        if columns.kind == "Notify":
+            columns = replace(columns, round_number=round_number)
+        rows.append(
+            {
+                "game_id": game_id,
+                "kind": columns.kind,
+                "audience_kind": columns.audience_kind,
+                "audience_player_id": columns.audience_player_id,
+                "audience_team_id": columns.audience_team_id,
+                "key": columns.key,
+                "params": columns.params,
+                "round_number": columns.round_number,
+                "created_at": now,
+                "sent_at": None,
+            }
+        )
+    return rows
+
+
 class EventLog:
     """Append-only history of every applied event."""
 
@@ -70,16 +111,7 @@ class EventLog:
     def _add(
         self, game_id: int, columns: EventColumns, occurred_at: datetime, update_id: str | None
     ) -> None:
-        self.session.add(
-            EventRow(
-                game_id=game_id,
-                type=columns.type,
-                actor_ref=columns.actor_ref,
-                occurred_at=occurred_at,
-                update_id=update_id,
-                payload=columns.payload,
-            )
-        )
+        self.session.add(EventRow(**event_values(game_id, columns, occurred_at, update_id)))
 
     def for_game(self, game_id: int) -> list[LoggedEvent]:
         """The game's log, oldest first."""
@@ -127,24 +159,8 @@ class Outbox:
     ) -> None:
         """Queue ``decisions``; ``round_number`` is the game's newest round, kept with each
         notice so that "the hiders" are that round's, whatever the clocks say."""
-        for decision in decisions:
-            columns = encode_decision(decision)
-            if columns.kind == "Notify":
-                columns = replace(columns, round_number=round_number)
-            self.session.add(
-                OutboxRow(
-                    game_id=game_id,
-                    kind=columns.kind,
-                    audience_kind=columns.audience_kind,
-                    audience_player_id=columns.audience_player_id,
-                    audience_team_id=columns.audience_team_id,
-                    key=columns.key,
-                    params=columns.params,
-                    round_number=columns.round_number,
-                    created_at=now,
-                    sent_at=None,
-                )
-            )
+        for values in outbox_values(game_id, decisions, now, round_number):
+            self.session.add(OutboxRow(**values))
 
     def pending_games(self, limit: int = 100) -> list[int]:
         """The games with unsent messages, the one waiting longest first."""

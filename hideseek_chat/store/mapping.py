@@ -8,9 +8,10 @@ banned questions, catches, rest periods, previous zones) are keyed by their posi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from functools import cache
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from hideseek_chat.rules.state import (
@@ -117,24 +118,59 @@ def _by_position(items: Iterable[Values]) -> dict[tuple[Any, ...], Values]:
     return {(i,): {"position": i, **values} for i, values in enumerate(items)}
 
 
-def state_rows(game_id: int, state: GameState) -> Rows:
-    """Return every row ``state`` needs, ``game_id`` included, keyed as ``KEYS`` says."""
-    rows: Rows = {model: {} for model in STATE_TABLES}
-    game = _values(state, _GAME_CHILDREN)
-    rows[GameRow][()] = {"id": game_id, **game}
-    settings = _values(state.settings, frozenset({"rest_periods"}))
-    rows[SettingsRow][()] = settings
-    rows[RestPeriodRow] = _by_position(
-        {"starts": start, "ends": end} for start, end in state.settings.rest_periods
-    )
+def changed_tables(before: GameState, after: GameState) -> frozenset[type[Base]]:
+    """The tables whose rows may differ between ``before`` and ``after``: those whose
+    state attributes do not compare equal (records compare field by field, as the rows'
+    values would)."""
+    changed: set[type[Base]] = set()
+    if _values(before, _GAME_CHILDREN) != _values(after, _GAME_CHILDREN):
+        changed.add(GameRow)
+    if before.settings != after.settings:
+        changed.update((SettingsRow, RestPeriodRow))
     for model, (attribute, _cls) in ID_TABLES.items():
-        rows[model] = {(r.id,): _values(r) for r in getattr(state, attribute)}
-    rows[HideOrderRow] = _by_position({"team_id": team} for team in state.hide_order)
-    rows[BannedQuestionRow] = _by_position(_values(b) for b in state.banned)
-    rows[CatchRow] = _by_position(_values(c) for c in state.catches)
-    if state.pending_catch is not None:
+        if getattr(before, attribute) != getattr(after, attribute):
+            changed.add(model)
+    if before.hide_order != after.hide_order:
+        changed.add(HideOrderRow)
+    if before.banned != after.banned:
+        changed.add(BannedQuestionRow)
+    if before.catches != after.catches:
+        changed.add(CatchRow)
+    if before.pending_catch != after.pending_catch:
+        changed.add(PendingCatchRow)
+    if before.rounds != after.rounds:
+        changed.update((RoundRow, ZoneRow, HandBonusRow))
+    return frozenset(changed)
+
+
+def state_rows(game_id: int, state: GameState, only: frozenset[type[Base]] | None = None) -> Rows:
+    """Return every row ``state`` needs (of the tables ``only``, if given: the others are
+    left empty), ``game_id`` included, keyed as ``KEYS`` says."""
+    rows: Rows = {model: {} for model in STATE_TABLES}
+
+    def wanted(model: type[Base]) -> bool:
+        return only is None or model in only
+
+    if wanted(GameRow):
+        rows[GameRow][()] = {"id": game_id, **_values(state, _GAME_CHILDREN)}
+    if wanted(SettingsRow):
+        rows[SettingsRow][()] = _values(state.settings, frozenset({"rest_periods"}))
+    if wanted(RestPeriodRow):
+        rows[RestPeriodRow] = _by_position(
+            {"starts": start, "ends": end} for start, end in state.settings.rest_periods
+        )
+    for model, (attribute, _cls) in ID_TABLES.items():
+        if wanted(model):
+            rows[model] = {(r.id,): _values(r) for r in getattr(state, attribute)}
+    if wanted(HideOrderRow):
+        rows[HideOrderRow] = _by_position({"team_id": team} for team in state.hide_order)
+    if wanted(BannedQuestionRow):
+        rows[BannedQuestionRow] = _by_position(_values(b) for b in state.banned)
+    if wanted(CatchRow):
+        rows[CatchRow] = _by_position(_values(c) for c in state.catches)
+    if state.pending_catch is not None and wanted(PendingCatchRow):
         rows[PendingCatchRow][()] = _values(state.pending_catch)
-    for current in state.rounds:
+    for current in state.rounds if wanted(RoundRow) else ():
         number = current.number
         rows[RoundRow][(number,)] = _values(current, _ROUND_CHILDREN)
         zones = [(False, i, z) for i, z in enumerate(current.previous_zones)]
@@ -161,55 +197,101 @@ def state_rows(game_id: int, state: GameState) -> Rows:
 
 
 @cache
-def _column_keys(model: type[Base]) -> tuple[str, ...]:
+def column_keys(model: type[Base]) -> tuple[str, ...]:
+    """The column attributes of ``model``, in the mapper's order."""
     return tuple(attr.key for attr in model.__mapper__.column_attrs)
 
 
 def row_values(model: type[Base], row: Base) -> Values:
     """Return the column attributes of an ORM row, as ``state_rows`` spells them."""
-    return {key: getattr(row, key) for key in _column_keys(model)}
+    return {key: getattr(row, key) for key in column_keys(model)}
 
 
 def row_key(model: type[Base], row: Base) -> tuple[Any, ...]:
     return tuple(getattr(row, name) for name in KEYS[model])
 
 
-def _build(cls: type, values: Mapping[str, Any]) -> Any:
-    return cls(**{name: values[name] for name in _field_names(cls) if name in values})
+@cache
+def _as_tuple(model: type[Base]) -> Callable[[Any], tuple[Any, ...]]:
+    """A row (an ORM object, or any row with its columns as attributes) -> its column
+    values, in ``column_keys`` order."""
+    get = attrgetter(*column_keys(model))
+    if len(column_keys(model)) == 1:
+        return lambda row: (get(row),)
+    return get
 
 
-def _sort_key(names: tuple[str, ...]) -> Callable[[Values], tuple[Any, ...]]:
-    return lambda values: tuple(values[name] for name in names)
+@cache
+def _at(model: type[Base], name: str) -> int:
+    """Where column attribute ``name`` of ``model`` is in the tuples of ``_as_tuple``."""
+    return column_keys(model).index(name)
+
+
+@cache
+def _maker(model: type[Base], cls: type) -> Callable[[Sequence[Any]], Any]:
+    """A row's tuple -> a ``cls`` of the fields that are columns (the rest default)."""
+    names = tuple(n for n in _field_names(cls) if n in column_keys(model))
+    at = tuple(_at(model, n) for n in names)
+    if names == _field_names(cls) and len(at) > 1:  # every field a column, in order
+        get = itemgetter(*at)
+        return lambda row: cls(*get(row))
+    pairs = tuple(zip(names, at, strict=True))
+    return lambda row: cls(**{name: row[i] for name, i in pairs})
+
+
+@cache
+def _sort_key(model: type[Base]) -> Callable[[Sequence[Any]], Any]:
+    return itemgetter(*(_at(model, name) for name in KEYS[model]))
 
 
 def state_from_rows(rows: Mapping[type[Base], Iterable[Base]]) -> GameState:
     """Rebuild a GameState from its rows (any order within a table)."""
-    table: dict[type[Base], list[Values]] = {}
+    return state_from_tuples(
+        {model: list(map(_as_tuple(model), found)) for model, found in rows.items()}
+    )
+
+
+def state_from_tuples(rows: Mapping[type[Base], Iterable[Sequence[Any]]]) -> GameState:
+    """Rebuild a GameState from its rows as tuples of the columns in ``column_keys`` order
+    (any order within a table): rows read with ``select(*columns)`` in that order."""
+    table: dict[type[Base], list[Sequence[Any]]] = {}
     for model in STATE_TABLES:
-        found = [row_values(model, r) for r in rows.get(model, ())]
-        table[model] = sorted(found, key=_sort_key(KEYS[model]))
+        found = list(rows.get(model, ()))
+        if len(found) > 1:
+            found.sort(key=_sort_key(model))
+        table[model] = found
     (game,) = table[GameRow]
-    (settings_values,) = table[SettingsRow]
-    settings = _build(Settings, settings_values)
-    settings.rest_periods = [(r["starts"], r["ends"]) for r in table[RestPeriodRow]]
-    state: GameState = _build(GameState, game)
+    (settings_row,) = table[SettingsRow]
+    settings = _maker(SettingsRow, Settings)(settings_row)
+    starts, ends = _at(RestPeriodRow, "starts"), _at(RestPeriodRow, "ends")
+    settings.rest_periods = [(r[starts], r[ends]) for r in table[RestPeriodRow]]
+    state: GameState = _maker(GameRow, GameState)(game)
     state.settings = settings
     for model, (attribute, cls) in ID_TABLES.items():
-        setattr(state, attribute, [_build(cls, v) for v in table[model]])
-    state.hide_order = [r["team_id"] for r in table[HideOrderRow]]
-    state.banned = [_build(BannedQuestion, v) for v in table[BannedQuestionRow]]
-    state.catches = [_build(Catch, v) for v in table[CatchRow]]
+        make = _maker(model, cls)
+        setattr(state, attribute, [make(r) for r in table[model]])
+    team = _at(HideOrderRow, "team_id")
+    state.hide_order = [r[team] for r in table[HideOrderRow]]
+    make = _maker(BannedQuestionRow, BannedQuestion)
+    state.banned = [make(r) for r in table[BannedQuestionRow]]
+    make = _maker(CatchRow, Catch)
+    state.catches = [make(r) for r in table[CatchRow]]
     pending = table[PendingCatchRow]
-    state.pending_catch = _build(PendingCatch, pending[0]) if pending else None
-    rounds = {v["number"]: _build(Round, v) for v in table[RoundRow]}
-    for values in table[ZoneRow]:
-        zone = _build(Zone, values)
-        target = rounds[values["round_number"]]
-        if values["current"]:
+    state.pending_catch = _maker(PendingCatchRow, PendingCatch)(pending[0]) if pending else None
+    make, number = _maker(RoundRow, Round), _at(RoundRow, "number")
+    rounds = {r[number]: make(r) for r in table[RoundRow]}
+    make = _maker(ZoneRow, Zone)
+    round_number, current = _at(ZoneRow, "round_number"), _at(ZoneRow, "current")
+    for row in table[ZoneRow]:
+        zone = make(row)
+        target = rounds[row[round_number]]
+        if row[current]:
             target.zone = zone
         else:
             target.previous_zones.append(zone)
-    for values in table[HandBonusRow]:
-        rounds[values["round_number"]].hand_limit_bonus[values["team_id"]] = values["extra"]
+    round_number = _at(HandBonusRow, "round_number")
+    team, extra = _at(HandBonusRow, "team_id"), _at(HandBonusRow, "extra")
+    for row in table[HandBonusRow]:
+        rounds[row[round_number]].hand_limit_bonus[row[team]] = row[extra]
     state.rounds = [rounds[n] for n in sorted(rounds)]
     return state

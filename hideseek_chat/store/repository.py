@@ -23,6 +23,7 @@ from hideseek_chat.store.mapping import (
     row_key,
     row_values,
     state_from_rows,
+    state_from_tuples,
     state_rows,
 )
 from hideseek_chat.store.models import Base, ChatRow, GameRow
@@ -118,8 +119,9 @@ class GameRepository:
         ORM objects (the hot path of a live edit whose state is not cached); ``save`` after
         it loads the rows it diffs against. Raise GameNotFound when there is no such game."""
         connection = self.session.connection()
+        loaded: dict[type[Base], list[Any]]
         if connection.dialect.name == "postgresql":
-            loaded = _read_postgresql(connection, game_id)
+            loaded = read_postgresql(connection, [game_id])
         else:
             loaded = {
                 model: list(connection.execute(statement, {"game": game_id}).all())
@@ -127,7 +129,7 @@ class GameRepository:
             }
         if not loaded[GameRow]:
             raise GameNotFound(game_id)
-        return state_from_rows(loaded)  # type: ignore[arg-type]  # rows read like models
+        return state_from_tuples(loaded)  # rows in column_keys order
 
     def in_phases(self, phases: Iterable[Phase]) -> list[int]:
         """The ids of the games now in one of ``phases``, oldest first."""
@@ -175,16 +177,6 @@ def _read_statement(model: type[Base]) -> Select[Any]:
 _READ = {model: _read_statement(model) for model in STATE_TABLES}
 
 
-class _Row(dict[str, Any]):
-    """A row read without SQLAlchemy's result objects: its columns as attributes."""
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
 @lru_cache(maxsize=1)
 def _postgresql_read() -> tuple[str, list[tuple[type[Base], list[str], list[Any]]]]:
     """Every state table's query as one text (to send in one round trip) and, per table,
@@ -203,16 +195,18 @@ def _postgresql_read() -> tuple[str, list[tuple[type[Base], list[str], list[Any]
 _PROCESSORS: dict[type[Base], list[Any]] = {}
 
 
-def _read_postgresql(connection: Connection, game_id: int) -> dict[type[Base], list[Any]]:
-    """The game's rows of every state table in one round trip (the simple query protocol
-    runs several statements at once; the game id is an int, written into the text)."""
+def read_postgresql(connection: Connection, game_ids: Iterable[int]) -> dict[type[Base], list[Any]]:
+    """The rows of every state table of the games ``game_ids`` in one round trip (the
+    simple query protocol runs several statements at once; the game ids are ints, written
+    into the text), each row a list of its values in ``column_keys`` order."""
     sql, shapes = _postgresql_read()
+    ids = ", ".join(str(int(game_id)) for game_id in game_ids)
     dialect = connection.dialect
     cursor = connection.connection.cursor()
     try:
-        cursor.execute(sql.replace("%(game)s", str(int(game_id))))
+        cursor.execute(sql.replace("= %(game)s::INTEGER", f"IN ({ids})"))
         loaded: dict[type[Base], list[Any]] = {}
-        for index, (model, names, types) in enumerate(shapes):
+        for index, (model, _names, types) in enumerate(shapes):
             if index:
                 cursor.nextset()
             processors = _PROCESSORS.get(model)
@@ -226,8 +220,7 @@ def _read_postgresql(connection: Connection, game_id: int) -> dict[type[Base], l
             rows = []
             for raw in cursor.fetchall():
                 pairs = zip(processors, raw, strict=True)
-                values = [v if p is None else p(v) for p, v in pairs]
-                rows.append(_Row(zip(names, values, strict=True)))
+                rows.append([v if p is None else p(v) for p, v in pairs])
             loaded[model] = rows
         return loaded
     finally:

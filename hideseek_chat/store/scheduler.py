@@ -19,7 +19,7 @@ from hideseek_chat.rules.decisions import Decision
 from hideseek_chat.rules.events import DeadlineReached
 from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.state import Deadline, DeadlineKind, GameState
-from hideseek_chat.store.batch import StagedWrites, read_states
+from hideseek_chat.store.batch import StagedWrites, collection_paused, read_states
 from hideseek_chat.store.uow import RulesetLoader, UnitOfWorkFactory, cached_ruleset, record_applied
 
 
@@ -64,8 +64,12 @@ def _fire_all(ruleset: Ruleset, state: GameState, now: datetime) -> list[_Step]:
 #: Claims tried in one ``fire_next`` when another process fired the claimed deadline first.
 CLAIM_TRIES = 5
 #: Games whose due timers one transaction fires (their rows loaded and written together):
-#: small enough that a live edit waiting for the SQLite write lock waits one short batch.
-BATCH = 10
+#: each transaction costs a few milliseconds beyond its games (the claim, a statement per
+#: table and kind of change, the commit).
+BATCH = 50
+#: ... on SQLite, where the transaction holds the database's one write lock: small enough
+#: that a live edit waiting for it waits one short batch (about 20 ms).
+SQLITE_BATCH = 20
 
 
 class _FiredElsewhere(Exception):
@@ -81,12 +85,14 @@ class Scheduler:
 
     def run_due(self, now: datetime, limit: int | None = None) -> list[Fired]:
         """Fire every deadline due at ``now`` (at most about ``limit``): games in batches of
-        ``BATCH``, one transaction each; a batch that fails is fired again one game at a time."""
+        ``BATCH`` (``SQLITE_BATCH`` on SQLite), one transaction each; a batch that fails is
+        fired again one game at a time."""
         fired: list[Fired] = []
         while limit is None or len(fired) < limit:
             room = BATCH if limit is None else max(1, min(BATCH, limit - len(fired)))
             try:
-                batch = self.fire_batch(now, room)
+                with collection_paused():
+                    batch = self.fire_batch(now, room)
             except Exception:  # one bad write must not stop every game's timers
                 log.warning("a batch of timers failed; firing them one by one", exc_info=True)
                 batch = [result] if (result := self.fire_next(now)) else []
@@ -105,6 +111,8 @@ class Scheduler:
         fired: list[Fired] = []
         failed: list[int] = []
         with self.uow_factory() as uow:
+            if uow.session.get_bind().dialect.name == "sqlite":
+                games = min(games, SQLITE_BATCH)
             claimed = uow.deadlines.claim_games(now, games)
             if not claimed:
                 return []
@@ -120,13 +128,21 @@ class Scheduler:
                 writes.stage(game_id, state, steps[-1].state)
                 for step in steps:
                     current = step.state.current_round
-                    uow.events.append(game_id, step.event, step.at)
-                    uow.outbox.add(
-                        game_id, step.decisions, step.at, current.number if current else None
+                    writes.log(
+                        game_id,
+                        step.event,
+                        step.at,
+                        step.decisions,
+                        current.number if current else None,
                     )
                     fired.append(
-                        Fired(game_id, step.deadline.id, step.deadline.kind, step.at,
-                              tuple(step.decisions))
+                        Fired(
+                            game_id,
+                            step.deadline.id,
+                            step.deadline.kind,
+                            step.at,
+                            tuple(step.decisions),
+                        )
                     )
             writes.write()
             uow.commit()

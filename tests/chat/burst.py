@@ -14,6 +14,7 @@ is done with it, its chat's lane free) and how late each batch of deadlines fire
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class Outcome:
 
     edit_latency: list[float] = field(default_factory=list)
     lateness: list[float] = field(default_factory=list)  # per deadline fired
+    fire_cpu: float = 0.0  # the firing thread's CPU time in the tick's batches
     total: float = 0.0  # the tick, from its start until every announcement was sent
     sent: int = 0
 
@@ -129,7 +131,9 @@ async def run(burst: Burst, *, threads: int = 8, background: int = 1) -> Outcome
         edits.append(asyncio.ensure_future(edit(len(edits) + 1)))
 
     def timed_tick(now: datetime, limit: int | None = None) -> int:
+        cpu = time.thread_time()
         fired = tick(now, limit)  # in a background thread
+        outcome.fire_cpu += time.thread_time() - cpu
         late = (clock() - burst.due).total_seconds()
         outcome.lateness.extend([late] * fired)
         loop.call_soon_threadsafe(arrive)

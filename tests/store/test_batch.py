@@ -4,12 +4,13 @@ the result equal to what the ORM repository stores."""
 from __future__ import annotations
 
 import copy
+import gc
 
 import pytest
 
 from hideseek_chat.rules.state import GameState
 from hideseek_chat.store import UnitOfWorkFactory
-from hideseek_chat.store.batch import StagedWrites, read_states
+from hideseek_chat.store.batch import StagedWrites, collection_paused, read_states
 from tests.store.helpers import start
 from tests.store.scenarios import play
 from tests.store.test_repository import _rich_state
@@ -76,3 +77,40 @@ def test_an_unchanged_game_writes_nothing(uow_factory: UnitOfWorkFactory) -> Non
         writes = StagedWrites(uow.session)
         writes.stage(game_id, script.initial, copy.deepcopy(script.initial))
         assert not (writes._inserts or writes._updates or writes._deletes)
+
+
+def test_a_paused_collector_is_restored_after_nested_pauses() -> None:
+    assert gc.isenabled()
+    with collection_paused():
+        with collection_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer pause still holds
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
+
+
+def test_logged_events_and_outbox_are_written_as_the_orm_writes_them(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    script = play(0, steps=30)
+    game_id = start(uow_factory, script)
+    steps = [step for step in script.steps if step.decisions][:3]
+    with uow_factory() as uow:
+        writes = StagedWrites(uow.session)
+        for n, step in enumerate(steps):
+            writes.log(game_id, step.event, step.now, step.decisions, n)
+        writes.write()
+        uow.commit()
+    with uow_factory() as uow:
+        logged = [(e.type, e.occurred_at, e.event()) for e in uow.events.for_game(game_id)[-3:]]
+        queued = [(m.decision, m.created_at) for m in uow.outbox.pending(limit=1000)]
+    assert logged == [(type(s.event).__name__, s.now, s.event) for s in steps]
+    assert queued[-sum(len(s.decisions) for s in steps) :] == [
+        (decision, s.now) for s in steps for decision in s.decisions
+    ]
