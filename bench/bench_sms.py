@@ -34,24 +34,22 @@ import asyncio
 import json
 import multiprocessing
 import os
+import re
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import httpx
 from sqlalchemy import Engine, create_engine, insert, text
 from twilio.request_validator import RequestValidator
 
@@ -87,6 +85,39 @@ class Recorder:
 # ----------------------------------------------------------------- the gateway's side
 
 
+def api_side(port: int, api_ms: float, ready: Any, out: Any) -> None:
+    """In a process of its own: the fake Messages API (asyncio, keep-alive connections),
+    noting when each text arrived (``time.perf_counter``: one clock for all processes)."""
+    arrived: list[tuple[str, float]] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                at = time.perf_counter()
+                length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+                body = await reader.readexactly(int(length[1]) if length else 0)
+                arrived.append((parse_qs(body.decode())["To"][0], at))
+                if api_ms:
+                    await asyncio.sleep(api_ms / 1000)  # the real API's round trip
+                data = json.dumps({"sid": "SM" + uuid.uuid4().hex, "status": "queued"}).encode()
+                writer.write(
+                    b"HTTP/1.1 201 Created\r\ncontent-type: application/json\r\n"
+                    b"content-length: %d\r\n\r\n%s" % (len(data), data)
+                )
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    async def serve() -> None:
+        server = await asyncio.start_server(answer, "127.0.0.1", port, backlog=1024)
+        ready.set()
+        await asyncio.get_running_loop().run_in_executor(None, out.recv)  # "stop"
+        server.close()
+        out.send((arrived, time.process_time()))
+
+    asyncio.run(serve())
+
+
 def gateway_side(
     api_port: int,
     webhook_url: str,
@@ -97,86 +128,87 @@ def gateway_side(
     api_ms: float,
     out: Any,
 ) -> None:
-    """In a child process: the fake Messages API on ``api_port`` and the load on the bot."""
-    replies: dict[str, list[float]] = {n: [] for n in numbers}
-    lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as the real API
-        # Headers and body go out as two writes: without this, Nagle holds the body for
-        # the client's delayed ACK (40 ms a send), which no real API does.
-        disable_nagle_algorithm = True
-
-        def do_POST(self) -> None:
-            at = time.perf_counter()
-            length = int(self.headers.get("content-length", "0"))
-            form = parse_qs(self.rfile.read(length).decode())
-            with lock:
-                replies.setdefault(form["To"][0], []).append(at)
-            time.sleep(api_ms / 1000)  # the real API's round trip, after the text arrived
-            data = json.dumps({"sid": "SM" + uuid.uuid4().hex, "status": "queued"}).encode()
-            self.send_response(201)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    ThreadingHTTPServer.daemon_threads = True
-    api = ThreadingHTTPServer(("127.0.0.1", api_port), Handler)
-    threading.Thread(target=api.serve_forever, daemon=True).start()
+    """In a child process: the load on the bot (open loop, a minimal HTTP/1.1 client on
+    asyncio streams: httpx took more CPU than the bot), with the fake API in a process of
+    its own; reports the latencies and both processes' CPU per text."""
+    spawn = multiprocessing.get_context("spawn")
+    ready, (ours, theirs) = spawn.Event(), spawn.Pipe()
+    api = spawn.Process(target=api_side, args=(api_port, api_ms, ready, theirs))
+    api.start()
+    ready.wait(30)
     out.send("ready")
     out.recv()  # the bot is ready too
     posts: dict[str, list[float]] = {n: [] for n in numbers}
     validator = RequestValidator(TOKEN)
     statuses: list[int] = []
+    address = urlsplit(webhook_url)
+    idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
-    async def load() -> None:
-        limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
-        async with httpx.AsyncClient(timeout=30, limits=limits) as client:
-            total = int(rate * seconds)
-            begin = time.perf_counter()
-            tasks = []
-            for i in range(total):
-                due = begin + i / rate
-                delay = due - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                sender = numbers[i % len(numbers)]
-                form = {
-                    "MessageSid": f"SMb{i:031d}",
-                    "AccountSid": ACCOUNT,
-                    "From": sender,
-                    "To": BOT,
-                    "Body": body,
-                    "NumMedia": "0",
-                }
-                headers = {"X-Twilio-Signature": validator.compute_signature(webhook_url, form)}
-                posts[sender].append(time.perf_counter())
-                tasks.append(
-                    asyncio.ensure_future(client.post(webhook_url, data=form, headers=headers))
-                )
-            for response in await asyncio.gather(*tasks):
-                statuses.append(response.status_code)
-            achieved = total / (time.perf_counter() - begin)
-            await asyncio.sleep(3)  # the last replies
-            out.send(("achieved", achieved))
+    async def post(request: bytes) -> int:
+        if idle:
+            reader, writer = idle.pop()
+        else:
+            reader, writer = await asyncio.open_connection(address.hostname, address.port)
+        writer.write(request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+        await reader.readexactly(int(length[1]) if length else 0)
+        idle.append((reader, writer))
+        return int(head[9:12])
 
-    asyncio.run(load())
+    async def load() -> float:
+        total = int(rate * seconds)
+        begin = time.perf_counter()
+        tasks = []
+        for i in range(total):
+            due = begin + i / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            sender = numbers[i % len(numbers)]
+            form = {
+                "MessageSid": f"SMb{i:031d}",
+                "AccountSid": ACCOUNT,
+                "From": sender,
+                "To": BOT,
+                "Body": body,
+                "NumMedia": "0",
+            }
+            encoded = urlencode(form).encode()
+            request = (
+                f"POST {address.path} HTTP/1.1\r\nHost: {address.netloc}\r\n"
+                "Content-Type: application/x-www-form-urlencoded\r\n"
+                f"X-Twilio-Signature: {validator.compute_signature(webhook_url, form)}\r\n"
+                f"Content-Length: {len(encoded)}\r\n\r\n"
+            ).encode() + encoded
+            posts[sender].append(time.perf_counter())
+            tasks.append(asyncio.ensure_future(post(request)))
+        statuses.extend(await asyncio.gather(*tasks))
+        achieved = total / (time.perf_counter() - begin)
+        await asyncio.sleep(3)  # the last replies
+        return achieved
+
+    achieved = asyncio.run(load())
+    load_cpu = time.process_time()
+    ours.send("stop")
+    arrived, api_cpu = ours.recv()
+    api.join()
+    out.send(("achieved", achieved))
+    replies: dict[str, list[float]] = {n: [] for n in numbers}
+    for to, at in arrived:
+        replies.setdefault(to, []).append(at)
     latencies: list[float] = []
     missing = 0
-    with lock:
-        for sender, sent in posts.items():
-            got = replies.get(sender, [])
-            for i, at in enumerate(sent):
-                if i < len(got):
-                    latencies.append((got[i] - at) * 1000)
-                else:
-                    missing += 1
-    out.send(("done", latencies, missing, [s for s in statuses if s != 200]))
-    api.shutdown()
+    for sender, sent in posts.items():
+        got = replies.get(sender, [])
+        for i, at in enumerate(sent):
+            if i < len(got):
+                latencies.append((got[i] - at) * 1000)
+            else:
+                missing += 1
+    texts = max(1, len(statuses))
+    cpu = (1000 * load_cpu / texts, 1000 * api_cpu / texts)
+    out.send(("done", latencies, missing, [s for s in statuses if s != 200], cpu))
 
 
 # ----------------------------------------------------------------- the bot's side
@@ -247,7 +279,7 @@ async def run_bot(engine: Engine, args: argparse.Namespace) -> list[float]:
     await channel.lanes.join()
     await driver.idle()
     cpu = time.process_time() - cpu  # the bot's process, all its threads
-    _, latencies, missing, bad = await loop.run_in_executor(None, ours.recv)
+    _, latencies, missing, bad, (load_cpu, api_cpu) = await loop.run_in_executor(None, ours.recv)
     child.join()
     server.should_exit = True
     await serving
@@ -256,7 +288,8 @@ async def run_bot(engine: Engine, args: argparse.Namespace) -> list[float]:
     print(
         f"posted and answered at {achieved:.0f}/s (asked: {args.rate:.0f}/s); replies missing"
         f" {missing}; non-200 answers {len(bad)}; bot CPU {1000 * cpu / texts:.1f} ms a text;"
-        f" floor (one Core insert of an inbox row, committed) {_floor(engine):.2f} ms"
+        f" floor (one Core insert of an inbox row, committed) {_floor(engine):.2f} ms;"
+        f" the load's CPU {load_cpu:.1f} ms, the fake API's {api_cpu:.1f} ms a text"
     )
     return list(latencies)
 

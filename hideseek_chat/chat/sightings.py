@@ -123,10 +123,11 @@ def seen_from(
 ) -> dict[str, tuple[datetime, str] | None]:
     """When each active player's newest pin was taken and its source ("live", "pin",
     "tracker:owntracks"...); None: never."""
+    newest = uow.pings.newest(game_id)
     seen: dict[str, tuple[datetime, str] | None] = {}
     for player in state.players:
         if player.active:
-            ping = last_pin(uow, game_id, player.id)
+            ping = newest.get(player.id)
             seen[player.ref] = (ping.at, ping.source) if ping else None
     return seen
 

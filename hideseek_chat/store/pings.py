@@ -118,6 +118,14 @@ _LAST = (
 
 
 _PING_COLUMNS = [c.name for c in _LAST.selected_columns]
+# Every player's newest ping in a game, in one statement (the newest has the highest id).
+_NEWEST_IDS = (
+    select(func.max(PingRow.id))
+    .where(PingRow.game_id == bindparam("game"))
+    .group_by(PingRow.player_id)
+    .scalar_subquery()
+)
+_NEWEST = select(*_LAST.selected_columns).where(PingRow.id.in_(_NEWEST_IDS))
 # PostgreSQL, in one round trip: find the target, store the ping unless this version (or a
 # newer one) is stored, and read the ping it follows (the statement's snapshot is from
 # before its insert), so that ``last`` needs no query for the two newest pings.
@@ -335,6 +343,12 @@ class Pings:
             _LAST, {"game": game_id, "player": player_id, "n": n}
         )
         return [Ping(*row) for row in rows]  # type: ignore[call-arg]  # ten columns: untyped
+
+    def newest(self, game_id: int) -> dict[int, Ping]:
+        """Each player's latest ping in the game (by player id), in one query."""
+        rows = self.session.connection().execute(_NEWEST, {"game": game_id})
+        pings = [Ping(*row) for row in rows]  # type: ignore[call-arg]  # ten columns: untyped
+        return {ping.player_id: ping for ping in pings}
 
     def purge(self, now: datetime, keep: timedelta) -> int:
         """Delete the pings of games that ended more than ``keep`` before ``now``."""

@@ -248,3 +248,21 @@ def test_a_private_location_without_a_game_is_answered_once(
     answers = table.said("Dave", since=mark)
     assert len(answers) == 1 and "game" in answers[0].text
     assert _inbox(uow_factory, "tg-test:nogame") == ("applied", None, 1)
+
+
+def test_each_players_newest_ping_in_one_query_agrees_with_their_last(
+    table: Table, uow_factory: UnitOfWorkFactory
+) -> None:
+    _, (s1, s2) = seeking(table, uow_factory)
+    for minute in range(1, 4):
+        table.wait(timedelta(minutes=1))
+        edit(table, s1, "m-s1", DEVICE + timedelta(minutes=minute), SEEKERS_START)
+        edit(table, s2, "m-s2", DEVICE + timedelta(minutes=minute), HIDER_SPOT)
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        newest = uow.pings.newest(loaded.id)
+        for player in loaded.state.players:
+            last = uow.pings.last(loaded.id, player.id)
+            assert newest.get(player.id) == (last[0] if last else None)
+        assert len(newest) >= 2
