@@ -107,6 +107,8 @@ def api_side(port: int, api_ms: float, ready: Any, out: Any) -> None:
                 )
         except (asyncio.IncompleteReadError, ConnectionError):
             writer.close()
+        except asyncio.CancelledError:  # the API stops: its idle keep-alive connections go
+            writer.close()
 
     async def serve() -> None:
         server = await asyncio.start_server(answer, "127.0.0.1", port, backlog=1024)
