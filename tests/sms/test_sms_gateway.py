@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,25 +15,17 @@ from tests.sms.fakes import ACCOUNT, BOT_NUMBER, MEDIA_AUTH, TOKEN, FakeGateway,
 TO = "+41791234567"
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeGateway]:
-    gateway = FakeGateway()
-    gateway.start()
-    yield gateway
-    gateway.stop()
-
-
 def settings(url: str, status_url: str | None = None) -> GatewaySettings:
     return GatewaySettings(ACCOUNT, TOKEN, BOT_NUMBER, status_url=status_url, base_url=url)
 
 
-def test_a_text_and_an_mms_reach_the_api_as_twilio_sends_them(fake: FakeGateway) -> None:
-    gateway = Gateway(settings(fake.url, "https://bot.example.org/sms/status"))
-    first = gateway.send(TO, "Ça marche: 5 € & 10 %")
-    second = gateway.send(TO, "the photo", photo="https://bot.example.org/media/x.jpg")
+def test_a_text_and_an_mms_reach_the_api_as_twilio_sends_them(gateway: FakeGateway) -> None:
+    client = Gateway(settings(gateway.url, "https://bot.example.org/sms/status"))
+    first = client.send(TO, "Ça marche: 5 € & 10 %")
+    second = client.send(TO, "the photo", photo="https://bot.example.org/media/x.jpg")
     assert first != second and first.startswith("SM")
-    assert fake.auth_seen == {MEDIA_AUTH}  # the account's basic auth
-    text, mms = fake.sent
+    assert gateway.auth_seen == {MEDIA_AUTH}  # the account's basic auth
+    text, mms = gateway.sent
     assert (text.to, text.body) == (TO, "Ça marche: 5 € & 10 %")
     assert text.status_callback == "https://bot.example.org/sms/status"
     assert text.media is None and mms.media == "https://bot.example.org/media/x.jpg"
@@ -42,11 +33,11 @@ def test_a_text_and_an_mms_reach_the_api_as_twilio_sends_them(fake: FakeGateway)
 
 @pytest.mark.parametrize(("status", "permanent"), [(400, True), (429, False), (503, False)])
 def test_a_refusal_says_whether_trying_again_can_help(
-    fake: FakeGateway, status: int, permanent: bool
+    gateway: FakeGateway, status: int, permanent: bool
 ) -> None:
-    fake.fail, fake.fail_status = 1, status
+    gateway.fail, gateway.fail_status = 1, status
     with pytest.raises(GatewayError) as refused:
-        Gateway(settings(fake.url)).send(TO, "hello")
+        Gateway(settings(gateway.url)).send(TO, "hello")
     assert refused.value.permanent is permanent
     assert str(status) in str(refused.value) and "hello" not in str(refused.value)
 

@@ -54,13 +54,19 @@ def stored(uow_factory: UnitOfWorkFactory, table: Table, name: str) -> int:
         return len(uow.pings.last(loaded.id, player.id, 50))
 
 
+def seekers_with_trackers(uow_factory: UnitOfWorkFactory) -> tuple[Table, list[str], list[str]]:
+    """A game two minutes into hiding; its seekers' names and their tokens' hashes."""
+    table = tracker_table(uow_factory, 9)
+    _hider, seekers = begin(table)
+    hashes = [token_hash(token_of(table, name)) for name in seekers]
+    table.wait(timedelta(minutes=2))
+    return table, seekers, hashes
+
+
 def test_a_batch_answers_each_ping_as_it_would_be_answered_alone(
     uow_factory: UnitOfWorkFactory,
 ) -> None:
-    table = tracker_table(uow_factory, 9)
-    _hider, (s1, s2) = begin(table)
-    first, second = token_hash(token_of(table, s1)), token_hash(token_of(table, s2))
-    table.wait(timedelta(minutes=2))
+    table, (s1, s2), (first, second) = seekers_with_trackers(uow_factory)
     now = table.now
     answers = table.conversation.handle_trackers(
         [
@@ -79,10 +85,7 @@ def test_a_batch_answers_each_ping_as_it_would_be_answered_alone(
 def test_a_ping_that_fails_sinks_nothing_else(
     uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    table = tracker_table(uow_factory, 9)
-    _hider, (s1, s2) = begin(table)
-    first, second = token_hash(token_of(table, s1)), token_hash(token_of(table, s2))
-    table.wait(timedelta(minutes=2))
+    table, (s1, s2), (first, second) = seekers_with_trackers(uow_factory)
     dispatch = routes.dispatch
 
     def failing(turn: Turn) -> list[Outbound]:
