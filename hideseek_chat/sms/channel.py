@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
+from hideseek_chat import metrics
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.chat.drive import DELIVERY, Capabilities, Driver, adapt
 from hideseek_chat.chat.lanes import Lanes
@@ -47,7 +49,7 @@ from hideseek_chat.sms.segments import segment_count
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
-from hideseek_chat.store.sms import Number, SentText, number_id_of
+from hideseek_chat.store.sms import Number, SentText, number_id_of, ref_of, update_id_of
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +84,7 @@ def _stored_sms(stored: Stored) -> SmsIn | None:
         sms = SmsIn(str(raw["sid"]), str(raw["from"]), str(raw["body"]), photos)
     except (ValueError, KeyError, TypeError):
         return None
-    return sms if f"sms:{sms.sid}" == stored.update_id else None
+    return sms if update_id_of(sms.sid) == stored.update_id else None
 
 
 @dataclass
@@ -173,12 +175,13 @@ class SmsChannel:
         number = normalize(sms.sender, self.region)
         if number is None or not sms.sid:
             return None
-        update_id = f"sms:{sms.sid}"
+        update_id = update_id_of(sms.sid)
         lane = lane_of(number)
         stored: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._in_lanes.add(update_id)  # a resume meanwhile leaves it to this work
 
         async def work() -> None:
+            started = time.perf_counter()
             try:
                 now = self.clock()
                 if not sms.photos:  # the common case: stored, read and planned at once
@@ -190,6 +193,7 @@ class SmsChannel:
                         stored.set_result(taken is not None)
                         if taken is not None:
                             await self._act(taken, number, now)
+                            metrics.update_handled("sms", time.perf_counter() - started)
                         return
                 try:
                     new = await self._call(
@@ -201,6 +205,7 @@ class SmsChannel:
                 stored.set_result(update_id in new)
                 if update_id in new:
                     await self.apply(sms, number)
+                    metrics.update_handled("sms", time.perf_counter() - started)
             finally:
                 self._in_lanes.discard(update_id)
 
@@ -243,7 +248,7 @@ class SmsChannel:
     async def apply(self, sms: SmsIn, number: str) -> None:
         """Act on a stored text of ``number``."""
         now = self.clock()
-        update_id = f"sms:{sms.sid}"
+        update_id = update_id_of(sms.sid)
         photo: str | None = None
         if sms.photos and not reading.is_carrier(sms.body):
             photo = await self._call(self._take_photo, sms.photos[0], number, now)
@@ -265,7 +270,7 @@ class SmsChannel:
         """Store ``sms`` in the inbox, read it and plan the channel's own replies, in one
         transaction; None when it was stored before (a redelivery). The message for the
         conversation stays pending in the inbox until the conversation applies it."""
-        update_id = f"sms:{sms.sid}"
+        update_id = update_id_of(sms.sid)
         with self.uow_factory() as uow:
             if update_id not in uow.updates.store([(update_id, lane, sms.payload())], now):
                 return None
@@ -390,11 +395,14 @@ class SmsChannel:
                 try:
                     sid = self.gateway.send(text.number, text.body, text.photo)
                     outcomes.append((text, sid or None, "sent"))
+                    metrics.sent("ok")
                 except GatewayError as err:
                     if i == 0 and not err.permanent:
                         log.warning("the SMS gateway failed (%s): trying again later", err)
+                        metrics.sent("retry")
                         return False
-                    who_ = who(f"sms:{text.number_id}")
+                    metrics.sent("refused" if err.permanent else "failed")
+                    who_ = who(ref_of(text.number_id))
                     log.warning("a text to %s was not sent: %s", who_, err)
                     self.failed += 1
                     outcomes.append((text, None, "failed"))
@@ -416,7 +424,7 @@ class SmsChannel:
             try:
                 outcomes.append((text, self.gateway.send(text.number, text.body) or None, "sent"))
             except GatewayError as err:
-                log.warning("a digest to %s was not sent: %s", who(f"sms:{text.number_id}"), err)
+                log.warning("a digest to %s was not sent: %s", who(ref_of(text.number_id)), err)
                 outcomes.append((text, None, "failed"))
         if outcomes:
             self._count(outcomes, now)

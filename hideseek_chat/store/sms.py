@@ -78,6 +78,11 @@ def is_sms(key: str) -> bool:
     return key.startswith(PREFIX)
 
 
+def update_id_of(sid: str) -> str:
+    """The inbox's update id of the inbound text the gateway calls ``sid``."""
+    return PREFIX + sid
+
+
 def ref_of(number_id: int) -> str:
     """The person ref of the number with id ``number_id``: ``sms:17``."""
     return f"{PREFIX}{number_id}"
