@@ -147,16 +147,30 @@ def gateway_side(
     idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
     async def post(request: bytes) -> int:
-        if idle:
-            reader, writer = idle.pop()
-        else:
-            reader, writer = await asyncio.open_connection(address.hostname, address.port)
-        writer.write(request)
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
-        await reader.readexactly(int(length[1]) if length else 0)
-        idle.append((reader, writer))
-        return int(head[9:12])
+        """Post on a kept connection (a fresh one when none is free, or when the server
+        closed the kept one); 0 when even a fresh connection failed."""
+        for fresh in (not idle, True):
+            if fresh:
+                try:
+                    pair = await asyncio.open_connection(address.hostname, address.port)
+                except OSError:
+                    return 0
+            else:
+                pair = idle.pop()
+            reader, writer = pair
+            try:
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+                await reader.readexactly(int(length[1]) if length else 0)
+            except (asyncio.IncompleteReadError, ConnectionError):
+                writer.close()
+                if fresh:
+                    return 0
+                continue
+            idle.append(pair)
+            return int(head[9:12])
+        return 0
 
     async def load() -> float:
         total = int(rate * seconds)
