@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import bindparam, exists, func, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
@@ -23,9 +23,26 @@ from hideseek_chat.store.models import (
     PlayerRow,
     RoundRow,
 )
+from hideseek_chat.store.rawrow import all_rows
 from hideseek_chat.store.repository import GameRepository
 
 DEFAULT_MAP = "stillwater"
+
+# Read on every private message (a hider's live location among them): built once.
+_GAMES_OF = (
+    select(
+        GameRow.id,
+        ChatRow.key,
+        ChatRow.title,
+        select(func.max(EventRow.id)).where(EventRow.game_id == GameRow.id).scalar_subquery(),
+    )
+    .join(GameRow, GameRow.chat_id == ChatRow.id)
+    .join(PlayerRow, PlayerRow.game_id == GameRow.id)
+    .where(
+        PlayerRow.ref == bindparam("ref"), PlayerRow.active, GameRow.phase != Phase.GAME_OVER
+    )
+    .order_by(GameRow.id.desc())
+)
 
 
 @dataclass(frozen=True)
@@ -133,16 +150,7 @@ class Chats:
     def games_of(self, ref: str) -> list[PersonGame]:
         """The unfinished games ``ref`` plays in, newest first (each is its group's current
         game: a group starts no game while one is unfinished)."""
-        last_event = (
-            select(func.max(EventRow.id)).where(EventRow.game_id == GameRow.id).scalar_subquery()
-        )
-        rows = self.session.execute(
-            select(GameRow.id, ChatRow.key, ChatRow.title, last_event)
-            .join(GameRow, GameRow.chat_id == ChatRow.id)
-            .join(PlayerRow, PlayerRow.game_id == GameRow.id)
-            .where(PlayerRow.ref == ref, PlayerRow.active, GameRow.phase != Phase.GAME_OVER)
-            .order_by(GameRow.id.desc())
-        ).all()
+        rows = all_rows(self.session.connection(), _GAMES_OF, {"ref": ref})
         return [PersonGame(*row) for row in rows]
 
     def hides_now(self, ref: str) -> bool:

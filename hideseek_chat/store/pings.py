@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, exists, func, literal, select, true
+from sqlalchemy import Boolean, Table, bindparam, delete, exists, false, func, literal, select, true
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -79,12 +79,25 @@ _COLUMNS = (
     "sent_at",
     "speed_kmh",
 )
-# A newer version of this player's position is stored already: this one is history.
-_NEWER = exists().where(
-    PingRow.game_id == bindparam("game_id"),
-    PingRow.player_id == bindparam("player_id"),
-    PingRow.sent_at > bindparam("sent_at", type_=_PINGS.c.sent_at.type),
-)
+
+
+def _newer(game_id: Any, player_id: Any) -> Any:
+    """A newer version of this player's position is stored already: this one is history.
+
+    Asked as "the newest stored version is later", which the unique index on (game,
+    player, sent_at, message) answers by reading one entry, whatever the planner knows of
+    the table; an ``EXISTS`` with the same condition was planned, on a young table, as a
+    scan of every ping of the player (0.4 ms a ping after a few thousand)."""
+    newest = (
+        select(func.max(PingRow.sent_at))
+        .where(PingRow.game_id == game_id, PingRow.player_id == player_id)
+        .scalar_subquery()
+    )
+    later = newest > bindparam("sent_at", type_=_PINGS.c.sent_at.type)
+    return func.coalesce(later, false(), type_=Boolean)
+
+
+_NEWER = _newer(bindparam("game_id"), bindparam("player_id"))
 _VALUES = select(*(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS)).where(
     ~_NEWER
 )
@@ -140,11 +153,7 @@ _FOUND = (
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
     .cte("found")
 )
-_NEWER_FOUND = exists().where(
-    PingRow.game_id == _FOUND.c.game_id,
-    PingRow.player_id == _FOUND.c.player_id,
-    PingRow.sent_at > bindparam("sent_at", type_=_PINGS.c.sent_at.type),
-)
+_NEWER_FOUND = _newer(_FOUND.c.game_id, _FOUND.c.player_id)
 _BEFORE = (
     select(*_LAST.selected_columns)
     .where(PingRow.game_id == _FOUND.c.game_id, PingRow.player_id == _FOUND.c.player_id)

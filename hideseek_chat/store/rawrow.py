@@ -1,4 +1,4 @@
-"""One row of a prebuilt Core statement, fetched straight from the driver's cursor.
+"""The rows of a prebuilt Core statement, fetched straight from the driver's cursor.
 
 The tracker ping's two statements run on every ping. Through ``Connection.execute`` a
 quarter of their CPU goes to the result's set-up (the cursor's description, a column
@@ -70,9 +70,27 @@ def first_row(
 ) -> Sequence[Any] | None:
     """The first row ``statement`` returns with ``values`` (None for none), on
     ``connection``'s transaction; through the driver's cursor on PostgreSQL (psycopg)."""
+    rows = _rows(connection, statement, values, every=False)
+    return rows[0] if rows else None
+
+
+def all_rows(
+    connection: Connection, statement: Any, values: Mapping[str, Any]
+) -> list[Sequence[Any]]:
+    """Every row ``statement`` returns with ``values``, as ``first_row`` reads one."""
+    return _rows(connection, statement, values, every=True)
+
+
+def _rows(
+    connection: Connection, statement: Any, values: Mapping[str, Any], every: bool
+) -> list[Sequence[Any]]:
     dialect = connection.dialect
     if dialect.name != "postgresql" or connection.dispatch.before_cursor_execute:
-        return connection.execute(statement, dict(values)).first()
+        result = connection.execute(statement, dict(values))
+        if every:
+            return list(result.all())
+        first = result.first()
+        return [] if first is None else [first]
     key = (id(statement), dialect.name)
     prepared = _cache.get(key)
     if prepared is None:
@@ -85,7 +103,7 @@ def first_row(
     try:
         with driver.cursor() as cursor:
             cursor.execute(prepared.sql, params)
-            row = cursor.fetchone()
+            found = cursor.fetchall() if every else cursor.fetchmany(1)
             if prepared.results is None and cursor.description is not None:
                 _results(prepared, dialect, cursor.description)
     except dialect.loaded_dbapi.Error as error:
@@ -96,10 +114,12 @@ def first_row(
         raise DBAPIError.instance(
             prepared.sql, params, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
         ) from error
-    if row is None:
-        return None
-    assert prepared.results is not None
-    return tuple(
-        value if processor is None else processor(value)
-        for value, processor in zip(row, prepared.results, strict=True)
-    )
+    processors = prepared.results
+    assert processors is not None or not found
+    return [
+        tuple(
+            value if processor is None else processor(value)
+            for value, processor in zip(row, processors or (), strict=True)
+        )
+        for row in found
+    ]
