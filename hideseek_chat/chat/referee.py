@@ -63,14 +63,6 @@ def geo_zone(zone: StateZone) -> geo.Zone:
     return geo.Zone(station, zone.radius_m)
 
 
-def latest_before(pings: Sequence[Ping], at: datetime) -> Ping | None:
-    """The newest of ``pings`` (newest first) taken at or before ``at``."""
-    for ping in pings:
-        if ping.at <= at:
-            return ping
-    return None
-
-
 # ----------------------------------------------------------------- zone and end game
 
 

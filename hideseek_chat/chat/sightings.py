@@ -31,19 +31,12 @@ def last_pins(uow: UnitOfWork, game_id: int, player_id: int, n: int = 20) -> lis
     return uow.pings.last(game_id, player_id, n)
 
 
-def pin_before(
-    uow: UnitOfWork, game_id: int, player_id: int, at: datetime, n: int = 200
-) -> Ping | None:
-    """A player's newest pin taken at or before ``at`` (``referee.latest_before``), however
-    many pins they sent since: read ``n`` at a time, more until one is old enough."""
-    while True:
-        pings = last_pins(uow, game_id, player_id, n)
-        found = referee.latest_before(pings, at)
-        if found is not None or len(pings) < n:
-            return found
-        # A live location sends a pin every few seconds: the seekers' map, drawn an hour
-        # after an answer, must still find the pin the answer was measured against.
-        n *= 4
+def pin_before(uow: UnitOfWork, game_id: int, player_id: int, at: datetime) -> Ping | None:
+    """A player's newest pin (in the order pins were stored) taken at or before ``at``, however
+    many pins they sent since: a live location sends one every few seconds, and the
+    seekers' map, drawn hours after an answer, must still find the pin it was measured
+    against."""
+    return uow.pings.before(game_id, player_id, at)
 
 
 def last_pin(uow: UnitOfWork, game_id: int, player_id: int) -> Ping | None:
@@ -99,7 +92,7 @@ def seekers_pin_before(
     for team in teams:
         players = [p for p in state.players if p.team_id == team and (p.active or left_too)]
         for player in players:
-            ping = pin_before(uow, game_id, player.id, at, 50)
+            ping = pin_before(uow, game_id, player.id, at)
             if ping is not None and (newest is None or ping.id > newest.id):
                 newest = ping
     return newest

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Connection, Select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.expression import ReturnsRows
 
 Processor = Callable[[Any], Any] | None
 
@@ -40,7 +41,7 @@ class _Compiled:
 _cache: dict[tuple[int, str], _Compiled] = {}
 
 
-def _compile(statement: Select[Any], dialect: Dialect) -> _Compiled:
+def _compile(statement: Select[Any] | ReturnsRows, dialect: Dialect) -> _Compiled:
     compiled = statement.compile(dialect=dialect)
     if "POSTCOMPILE" in compiled.string or compiled.escaped_bind_names:
         raise ValueError("first_row takes plain named parameters only")
@@ -53,7 +54,7 @@ def _compile(statement: Select[Any], dialect: Dialect) -> _Compiled:
     def construct(values: Mapping[str, Any]) -> dict[str, Any]:
         return dict(compiled.construct_params(dict(values)))
 
-    columns = tuple(statement.selected_columns)
+    columns = tuple(statement.exported_columns)  # a select's, or what an insert returns
     return _Compiled(statement, compiled.string, construct, tuple(binds.items()), columns)
 
 
