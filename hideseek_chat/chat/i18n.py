@@ -112,11 +112,14 @@ class Formatter:
         now: datetime | None = None,
         *,
         by_text: bool = False,
+        trackers: bool = False,
     ) -> None:
         self.language = language if language in LANGUAGES else "en"
         #: the reader plays by text message (SMS): no buttons, no attachment menu, so how
         #: to send a location is said differently
         self.by_text = by_text
+        #: the bot hands out tracker links (``/tracker``): a prompt by text may name them
+        self.trackers = trackers
         self.units = units if units in UNITS else "metric"
         self.time_zone = time_zone if is_time_zone(time_zone) else UTC_NAME
         self.zone = zone_info(self.time_zone)

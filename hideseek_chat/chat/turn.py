@@ -129,7 +129,10 @@ class Services:
         zone = state.settings.time_zone if state is not None else UTC_NAME
         language = (uow.chats.language(person) if person else None) or prefs.language
         by_text = is_sms(person or chat)  # an SMS player, an SMS game
-        return Formatter(language, units, zone, ruleset, now=now, by_text=by_text)
+        trackers = self.tracker_url is not None
+        return Formatter(
+            language, units, zone, ruleset, now=now, by_text=by_text, trackers=trackers
+        )
 
     def state_at(self, uow: UnitOfWork, game_id: int, stamp: int | None) -> GameState:
         """The game's state, from memory when nothing happened since (``stamp``)."""
@@ -381,7 +384,8 @@ class Turn:
             except GameNotFound:
                 language = self.uow.chats.language(self.reader) if self.reader else None
                 by_text = bool(self.reader and is_sms(self.reader))
-                self._fmt = Formatter(language or "en", by_text=by_text)
+                trackers = self.services.tracker_url is not None
+                self._fmt = Formatter(language or "en", by_text=by_text, trackers=trackers)
         return self._fmt
 
     def speak_as(self, fmt: Formatter) -> None:

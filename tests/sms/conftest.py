@@ -16,6 +16,7 @@ from hideseek_chat.sms.channel import SmsChannel
 from hideseek_chat.sms.gateway import Gateway, GatewaySettings
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.web.sms import SmsWebhook, sms_routes
+from hideseek_chat.web.trackers import DriverIngest, tracker_routes
 from tests.chat.play import START
 from tests.sms.fakes import ACCOUNT, BOT_NUMBER, TOKEN, FakeGateway, Phones, free_port, serving
 
@@ -56,9 +57,11 @@ def gateway() -> Iterator[FakeGateway]:
 
 @asynccontextmanager
 async def sms_bot(
-    uow_factory: UnitOfWorkFactory, gateway: FakeGateway, seed: int = 11
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway, seed: int = 11, trackers: bool = False
 ) -> AsyncIterator[SmsBot]:
-    """The bot with only the SMS channel, served on 127.0.0.1."""
+    """The bot with only the SMS channel, served on 127.0.0.1; with ``trackers``, the same
+    server takes tracker apps' pings and ``TRACKER`` hands out links to it (as
+    ``app.run_sms_only`` does when a public URL is set)."""
     clock = Clock(START)
     port = free_port()
     public = f"http://127.0.0.1:{port}"
@@ -67,10 +70,16 @@ async def sms_bot(
     )
     channel = SmsChannel(uow_factory, Gateway(settings), clock.now, media_base=public)
     threads = ThreadPoolExecutor(2, thread_name_prefix="test-store")
-    driver = channel.attach(Conversation(uow_factory, seeds=lambda: seed), threads=threads)
+    conversation = Conversation(
+        uow_factory, seeds=lambda: seed, tracker_url=public if trackers else None
+    )
+    driver = channel.attach(conversation, threads=threads)
     routes = sms_routes(
         SmsWebhook(public, TOKEN), channel.receive_form, channel.record_status, channel.media
     )
+    if trackers:
+        ingest = DriverIngest(lambda: channel.driver)
+        routes += tracker_routes(ingest, 120, clock=clock.now, wall=clock.now)
 
     async def settle() -> None:
         await channel.lanes.join()

@@ -28,7 +28,13 @@ def _zone_pending(p: Params, f: Formatter) -> str:
 
 
 def by_text_steps(f: Formatter) -> str:
-    """How an SMS player sends where they are (instead of Telegram's attachment menu)."""
+    """How an SMS player sends where they are (instead of Telegram's attachment menu): and,
+    when the bot hands out tracker links, how to get one for a phone's GPS app."""
+    if f.trackers:
+        return f.t(
+            "text me your coordinates, like 47.37690, 8.54170, or a map link; or text TRACKER "
+            "for a link a GPS app on your phone can send your position to all along"
+        )
     return f.t("text me your coordinates, like 47.37690, 8.54170, or a map link")
 
 
