@@ -1,5 +1,5 @@
 """Reading a player's pings: the pin before a moment, every player's newest, and how the
-reads scale with a long game's history (PostgreSQL's plans)."""
+reads scale with a long game's history (PostgreSQL's plans), notices to a player included."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, insert, text
+from sqlalchemy import Engine, event, insert, text
 
 from hideseek_chat.rules import Size, load_ruleset, new_game
 from hideseek_chat.rules.events import PlayerJoined
 from hideseek_chat.store import handle, start_game
 from hideseek_chat.store import pings as store_pings
-from hideseek_chat.store.models import PingRow
+from hideseek_chat.store.models import OutboxRow, PingRow
 from hideseek_chat.store.rawrow import _compile
 from hideseek_chat.store.uow import UnitOfWorkFactory
 
@@ -159,3 +159,48 @@ def test_a_long_history_is_read_through_the_player_index(
         before = uow.pings.before(game_id, first, early)
         assert before is not None and before.at == early
         assert uow.pings.before(game_id, silent, early) is None
+
+
+@pytest.mark.postgres
+def test_what_a_player_was_told_is_found_through_an_index(
+    engine: Engine, uow_factory: UnitOfWorkFactory
+) -> None:
+    """``Outbox.notified_since`` (asked each minute for every quiet live location) reads an
+    index of (game, player, time), not every notice of every game the outbox keeps."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("the plans of PostgreSQL")
+    game_id, (first, _, _) = _game(uow_factory, "tg:-6")
+    notices: list[dict[str, Any]] = [
+        {
+            "game_id": game_id,
+            "kind": "Notify",
+            "audience_kind": "group",
+            "key": "game.news",
+            "params": "{}",
+            "created_at": START + timedelta(seconds=n),
+            "sent_at": START + timedelta(seconds=n),
+        }
+        for n in range(20_000)
+    ]
+    with engine.begin() as connection:
+        connection.execute(insert(OutboxRow), notices)
+        connection.execute(text("ANALYZE outbox"))
+    sent: list[tuple[str, Any]] = []
+
+    def remember(conn: Any, cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        sent.append((statement, parameters))
+
+    event.listen(engine, "before_cursor_execute", remember)
+    try:
+        with uow_factory() as uow:
+            asked = ("chat.live_ended", "chat.live_quiet")
+            assert not uow.outbox.notified_since(game_id, first, asked, START)
+    finally:
+        event.remove(engine, "before_cursor_execute", remember)
+    statement, parameters = next((s, p) for s, p in sent if "FROM outbox" in s)
+    with engine.connect() as connection:
+        cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        cursor.execute("EXPLAIN " + statement, parameters)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "ix_outbox_game_id_audience_player_id" in plan, plan
+    assert "Seq Scan" not in plan, plan

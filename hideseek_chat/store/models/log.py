@@ -50,7 +50,14 @@ class OutboxRow(Base):
     """
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_sent_at_id", "sent_at", "id"),)
+    __table_args__ = (
+        Index("ix_outbox_sent_at_id", "sent_at", "id"),
+        # What a player was told in a game, and when (``Outbox.notified_since``, asked each
+        # minute for every quiet live location): without it, a scan of every game's notices.
+        Index(
+            "ix_outbox_game_id_audience_player_id", "game_id", "audience_player_id", "created_at"
+        ),
+    )
 
     id: Mapped[int] = mapped_column(BIG_ID, primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey(GAME_FK, ondelete="CASCADE"))
