@@ -104,10 +104,10 @@ def plan(
             chat_key = action.to if to_game else member.current_chat
             is_news = to_game and reply_to is None and not offered and photo is None
             if is_news and member.digest_minutes is not None:
-                uow.sms.hold(member.id, chat_key, text, now)  # news: the next digest
+                uow.sms.hold(member.id, chat_key, text, now, delivery)  # news: the next digest
                 continue
             if member.digest_minutes is not None:  # what waited goes first, in order
-                planned.extend(_digest(uow, member))
+                planned.extend(_digest(uow, member, now))
             for i, part in enumerate(split(prepare(text))):
                 with_photo = photo if i == 0 else None  # an MMS, then texts
                 planned.append(
@@ -136,9 +136,9 @@ def mms_url(uow: UnitOfWork, ref: str | None, media_base: str | None) -> str | N
     return None if kept is None else f"{media_base.rstrip('/')}/sms/media/{kept[2]}"
 
 
-def _digest(uow: UnitOfWork, number: Number) -> list[Text]:
+def _digest(uow: UnitOfWork, number: Number, now: datetime) -> list[Text]:
     """The number's held news as texts (taken from the store)."""
-    held = uow.sms.take_held(number.id)
+    held = uow.sms.take_held(number.id, now)
     if not held:
         return []
     digest = "\n\n".join(body for _, body in held)
@@ -149,7 +149,7 @@ def due_digests(uow: UnitOfWork, now: datetime) -> list[Text]:
     """The digests whose oldest news waited their number's minutes, as texts."""
     texts: list[Text] = []
     for number in uow.sms.digests_due(now):
-        digest = _digest(uow, number)
+        digest = _digest(uow, number, now)
         if not number.opted_out:
             texts.extend(digest)
     return texts

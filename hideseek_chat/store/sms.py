@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import cast
 
 from sqlalchemy import String, Table, delete, func, insert, select, update
@@ -33,6 +33,9 @@ PREFIX = "sms:"
 GROUP_PREFIX = PREFIX + "@"
 #: A delivery status a later callback may not overwrite with an earlier one.
 FINAL_STATUSES = frozenset({"delivered", "undelivered", "failed"})
+#: How long a digest's announcement is remembered after it went: longer than an outbox entry
+#: is tried while another channel fails.
+KEEP_TAKEN = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -151,25 +154,51 @@ class SmsBook:
             update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(digest_minutes=minutes)
         )
 
-    def hold(self, number_id: int, chat_key: str | None, body: str, now: datetime) -> None:
-        """Keep ``body`` for the number's next digest."""
-        self.session.add(SmsHeldRow(number_id=number_id, chat_key=chat_key, body=body, held_at=now))
+    def hold(
+        self,
+        number_id: int,
+        chat_key: str | None,
+        body: str,
+        now: datetime,
+        delivery_id: int | None = None,
+    ) -> None:
+        """Keep ``body`` for the number's next digest (``delivery_id``: the outbox entry it
+        announces, which ``texted`` then counts as reaching the number)."""
+        row = SmsHeldRow(
+            number_id=number_id, chat_key=chat_key, body=body, held_at=now, delivery_id=delivery_id
+        )
+        self.session.add(row)
         self.session.flush()
 
-    def take_held(self, number_id: int) -> list[tuple[str | None, str]]:
-        """The number's held announcements, oldest first, (chat, text) each; forgotten here."""
+    def take_held(self, number_id: int, now: datetime) -> list[tuple[str | None, str]]:
+        """The number's held announcements, oldest first, (chat, text) each; their texts are
+        forgotten here. An announcement's row stays, empty, for ``KEEP_TAKEN``: an outbox
+        entry still being tried (another channel failing) is not held for the number again
+        once its digest went (``texted``)."""
+        self.session.execute(
+            delete(SmsHeldRow).where(
+                SmsHeldRow.number_id == number_id, SmsHeldRow.taken_at < now - KEEP_TAKEN
+            )
+        )
         rows = self.session.scalars(
-            select(SmsHeldRow).where(SmsHeldRow.number_id == number_id).order_by(SmsHeldRow.id)
+            select(SmsHeldRow)
+            .where(SmsHeldRow.number_id == number_id, SmsHeldRow.taken_at.is_(None))
+            .order_by(SmsHeldRow.id)
         ).all()
+        held = [(row.chat_key, row.body) for row in rows]
         for row in rows:
-            self.session.delete(row)
+            if row.delivery_id is None:
+                self.session.delete(row)
+            else:
+                row.body, row.taken_at = "", now
         self.session.flush()
-        return [(row.chat_key, row.body) for row in rows]
+        return held
 
     def digests_due(self, now: datetime) -> list[Number]:
         """The numbers whose oldest held announcement has waited their digest's minutes."""
         oldest = (
             select(SmsHeldRow.number_id, func.min(SmsHeldRow.held_at).label("since"))
+            .where(SmsHeldRow.taken_at.is_(None))
             .group_by(SmsHeldRow.number_id)
             .subquery()
         )
@@ -410,10 +439,11 @@ class SmsBook:
         return True
 
     def texted(self, delivery_id: int) -> set[int]:
-        """The numbers the outbox entry ``delivery_id`` was texted to already."""
-        rows = self.session.scalars(
-            select(SmsMessageRow.number_id).where(SmsMessageRow.delivery_id == delivery_id)
-        )
+        """The numbers the outbox entry ``delivery_id`` was texted to already, or held for
+        (their digest will bring it)."""
+        sent = select(SmsMessageRow.number_id).where(SmsMessageRow.delivery_id == delivery_id)
+        held = select(SmsHeldRow.number_id).where(SmsHeldRow.delivery_id == delivery_id)
+        rows = self.session.scalars(sent.union(held))
         return {number_id for number_id in rows if number_id is not None}
 
     def counts(self, chat_key: str) -> tuple[int, int]:

@@ -144,6 +144,37 @@ async def test_a_retry_after_telegram_failed_does_not_text_again(
             assert rows, "the texts of announcements name their outbox entry"
 
 
+async def test_a_retried_announcement_is_held_once_for_a_digest(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    """The same retry with the SMS player on a digest: the announcement is held for the
+    digest once, not once per try, and the digest (sent ahead of the next prompt with a
+    choice) brings it once."""
+    async with mixed(uow_factory, gateway) as (tg, sms):
+        shared = channel_of(tg.app)
+        await tg.new_game()
+        await tg.send("Alice", "/invite +41 79 123 45 64")
+        found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
+        assert found is not None
+        await sms.receive_form("SMheld0001", DAVE, f"join {found.group(1)}")
+        await sms.receive_form("SMheld0002", DAVE, "DIGEST 10")
+        await sms.lanes.join()
+        await shared.settle()
+        assert "every 10 min" in gateway.to(DAVE)[-1]
+
+        for _ in range(3):  # the group's messages fail while Telegram is away
+            tg.api.fail("sendMessage", 502, "Bad Gateway", chat_id=GROUP)
+        mark = tg.mark()
+        tg.problems.setLevel(logging.ERROR)  # the failures are warnings, as they should be
+        await tg.send("Alice", "/begin")
+        await tg.wait(timedelta(minutes=3))
+        tg.problems.setLevel(logging.WARNING)
+        assert "The game is on!" in tg.texts(since=mark), "Telegram got it on a retry"
+        digests = [t for t in gateway.to(DAVE) if "The game is on!" in t]
+        assert len(digests) == 1, digests
+        assert digests[0].count("The game is on!") == 1, digests[0]
+
+
 def _holding(uow_factory: UnitOfWorkFactory, digits: str) -> list[str]:
     """Every text column of every table whose value holds ``digits`` in a row, whatever
     stands between them (``+41 79 123 45 64`` holds ``791234564``)."""

@@ -92,3 +92,37 @@ def test_a_photos_note_speaks_the_language_of_the_text_it_ends(
         assert note(uow, "sms:@K7QX") == "(ein Foto: Telegram-Spieler sehen es)"
         assert note(uow, spanish.ref).startswith("(una foto")
         assert note(uow, stranger.ref) == "(a photo: Telegram players see it)"
+
+
+def test_a_digests_announcement_counts_as_texted_until_long_after_it_went(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """An outbox entry held for a number's digest counts as reaching the number (``texted``),
+    before the digest and for a day after it went, so a retry of the entry (another channel
+    failing) neither holds it again nor texts it; the digest's text itself is not kept."""
+    from datetime import timedelta
+
+    from hideseek_chat.store.sms import KEEP_TAKEN
+
+    with uow_factory() as uow:
+        number = uow.sms.number(A, START)
+        assert number is not None
+        uow.sms.set_digest(number.id, 10)
+        uow.sms.hold(number.id, "sms:@K7QX", "The game is on!", START, 7)
+        uow.sms.hold(number.id, "sms:@K7QX", "Bob joined.", START, None)
+        uow.commit()
+    later = START + timedelta(minutes=10)
+    with uow_factory() as uow:
+        assert uow.sms.texted(7) == {number.id}
+        assert [n.id for n in uow.sms.digests_due(later)] == [number.id]
+        taken = uow.sms.take_held(number.id, later)
+        assert taken == [("sms:@K7QX", "The game is on!"), ("sms:@K7QX", "Bob joined.")]
+        uow.commit()
+    with uow_factory() as uow:
+        assert uow.sms.texted(7) == {number.id}, "a retry after the digest went"
+        assert uow.sms.digests_due(later + timedelta(hours=1)) == [], "nothing waits"
+        assert uow.sms.take_held(number.id, later) == []
+        uow.sms.take_held(number.id, later + KEEP_TAKEN + timedelta(minutes=1))
+        uow.commit()
+    with uow_factory() as uow:
+        assert uow.sms.texted(7) == set(), "forgotten a day later"

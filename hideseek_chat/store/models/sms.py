@@ -69,9 +69,14 @@ class SmsChoiceRow(Base):
 
 
 class SmsHeldRow(Base):
-    """An announcement held for a number's next digest."""
+    """An announcement held for a number's next digest; ``delivery_id`` is its outbox entry
+    (None: not an announcement), held once however often the entry is tried, also after its
+    digest went (``taken_at``, for a while: ``store.sms.KEEP_TAKEN``)."""
 
     __tablename__ = "sms_held"
+    __table_args__ = (
+        Index("uq_sms_held_number_id_delivery_id", "number_id", "delivery_id", unique=True),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     number_id: Mapped[int] = mapped_column(
@@ -80,6 +85,9 @@ class SmsHeldRow(Base):
     chat_key: Mapped[str | None] = mapped_column(String(64))
     body: Mapped[str] = mapped_column(Text)
     held_at: Mapped[datetime]
+    delivery_id: Mapped[int | None]
+    #: when its digest went (its text then forgotten); None: still waiting
+    taken_at: Mapped[datetime | None]
 
 
 class SmsMessageRow(Base):
