@@ -55,6 +55,7 @@ from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWork, UnitOfWorkFactory
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
+from hideseek_chat.store.sms import is_sms
 from hideseek_chat.store.trackers import Holder
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
@@ -271,6 +272,22 @@ class Conversation:
         """Whose live tracker token hashes to ``hashed``, writing nothing."""
         with self.uow_factory() as uow:
             return uow.trackers.holder(hashed)
+
+    def tracker_encrypted(self, hashed: str) -> list[Outbound] | None:
+        """What the holder of the token hashed ``hashed`` is told when their app encrypts its
+        messages (in their private chat, in their language, else their game's); None for an
+        unknown or revoked token. Writes nothing."""
+        with self.uow_factory() as uow:
+            holder = uow.trackers.holder(hashed)
+            if holder is None:
+                return None
+            person = holder.person_ref
+            language = uow.chats.language(person)
+            if language is None and holder.newest_chat is not None:
+                language = uow.chats.prefs(holder.newest_chat).language
+        fmt = Formatter(language or "en", by_text=is_sms(person))
+        text = say("chat.tracker_encrypted", {}, fmt)
+        return [SendText(person, text=text, private=True)]
 
     def settle(
         self,

@@ -36,7 +36,9 @@ def links(base_url: str, token: str) -> TrackerLinks:
 
 
 def owntracks_setup(url: str) -> str:
-    """OwnTracks' configuration link: HTTP mode (``mode`` 3) posting to ``url``."""
-    config = {"_type": "configuration", "mode": 3, "url": url}
+    """OwnTracks' configuration link: HTTP mode (``mode`` 3) posting to ``url``, without
+    payload encryption (an encryption key set in the app makes its messages unreadable
+    here)."""
+    config = {"_type": "configuration", "mode": 3, "url": url, "encryptionKey": ""}
     inline = base64.b64encode(json.dumps(config, separators=(",", ":")).encode()).decode()
     return f"owntracks:///config?inline={quote(inline, safe='')}"

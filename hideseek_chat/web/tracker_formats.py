@@ -51,6 +51,11 @@ class Ignored(Exception):
     """A well-formed message that is not a location (OwnTracks' other ``_type`` values)."""
 
 
+class Encrypted(Ignored):
+    """An OwnTracks message encrypted with a key set in the app (``_type`` "encrypted"): its
+    location cannot be read here, and its sender should be told."""
+
+
 @dataclass(frozen=True)
 class Fix:
     """One position a tracker reported."""
@@ -70,6 +75,8 @@ def owntracks(body: bytes, now: datetime) -> Fix:
     if not isinstance(data, dict):
         raise BadPing("not_an_object")
     if data.get("_type") != "location":
+        if data.get("_type") == "encrypted":
+            raise Encrypted
         if isinstance(data.get("_type"), str):
             raise Ignored
         raise BadPing("no_type")

@@ -57,6 +57,8 @@ MAX_BUCKETS = 50_000
 #: The most pings stored in one transaction, and how many such batches may be in flight.
 BATCH = 32
 IN_FLIGHT = 2
+#: How often (seconds) a holder whose app sends encrypted messages is told so, at most.
+TELL_ENCRYPTED_EVERY = 6 * 3600.0
 
 
 class Ingest(Protocol):
@@ -69,6 +71,11 @@ class Ingest(Protocol):
     async def receive(self, msg: TrackerIn, hashed: str) -> bool:
         """Hand the ping to the conversation with its token's hash (and send what it has
         to say); False when the token is unknown or revoked (nothing written)."""
+        ...
+
+    async def encrypted(self, hashed: str, at: datetime) -> bool:
+        """The token's app sends encrypted messages: tell its holder (now and then) how to
+        stop that; False when the token is unknown or revoked."""
         ...
 
 
@@ -91,12 +98,16 @@ class DriverIngest:
         *,
         batch: int = BATCH,
         in_flight: int = IN_FLIGHT,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._driver = driver
+        self._monotonic = monotonic
         self._batch = batch
         self._in_flight = in_flight
         self._waiting: list[tuple[TrackerIn, str, asyncio.Future[list[Outbound] | None]]] = []
         self._writers: set[asyncio.Task[None]] = set()
+        #: when each token's holder was last told their app encrypts (``time.monotonic``)
+        self._told_encrypted: dict[str, float] = {}
 
     @property
     def driver(self) -> Driver:
@@ -130,6 +141,23 @@ class DriverIngest:
         if driver.conversation.maybe_pending:  # most pings announce nothing: no look
             await driver.drain()
         metrics.update_handled(kind_of(msg), time.perf_counter() - started)  # "tracker"
+        return True
+
+    async def encrypted(self, hashed: str, at: datetime) -> bool:
+        driver = self.driver
+        told = self._told_encrypted.get(hashed)
+        if told is not None and self._monotonic() - told < TELL_ENCRYPTED_EVERY:
+            return await self.holder(hashed) is not None
+        loop = asyncio.get_running_loop()
+        replies = await loop.run_in_executor(
+            driver.threads, driver.conversation.tracker_encrypted, hashed
+        )
+        if replies is None:
+            return False
+        if len(self._told_encrypted) >= MAX_BUCKETS:  # the oldest first
+            del self._told_encrypted[next(iter(self._told_encrypted))]
+        self._told_encrypted[hashed] = self._monotonic()
+        await driver.channel.perform(adapt(replies, driver.channel.capabilities), at)
         return True
 
     async def _write(self, driver: Driver) -> None:
@@ -227,6 +255,10 @@ def tracker_routes(
             return PlainTextResponse("too large", status_code=413)
         try:
             fix = await _parse(request, app, body, wall())
+        except formats.Encrypted:
+            if not await ingest.encrypted(hashed, clock()):
+                return _unauthorized()
+            return _ok(app)
         except Ignored:
             if await ingest.holder(hashed) is None:
                 return _unauthorized()

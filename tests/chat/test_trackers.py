@@ -49,6 +49,7 @@ def test_the_link_comes_with_each_apps_steps_and_a_qr_code(
     assert config["_type"] == "configuration" and config["mode"] == 3
     assert config["url"].startswith("https://bot.example.org/trackers/")
     assert config["url"].endswith("/owntracks") and config["url"] in steps.text
+    assert config["encryptionKey"] == "", "importing it turns payload encryption off"
 
 
 def test_the_links_agree_with_the_routes() -> None:

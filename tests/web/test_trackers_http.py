@@ -87,6 +87,32 @@ def test_owntracks_real_payloads(
     assert pings(uow_factory) == 2
 
 
+def test_an_encrypted_owntracks_message_is_explained_to_its_sender(
+    setup: tuple[Table, str, str, httpx.Client], uow_factory: UnitOfWorkFactory
+) -> None:
+    """OwnTracks with an encryption key set posts ``_type: encrypted``: answered 200 ``[]``
+    as the app wants, no pin, and its holder told privately why and how to stop it, once
+    every few hours however often the app posts; a wrong token is still 401."""
+    table, base, token, client = setup
+    url = f"{base}/trackers/{token}/owntracks"
+    sealed = {"_type": "encrypted", "data": base64.b64encode(b"\x01" * 80).decode()}
+    bob = table.people["bob"].ref
+    told = len(table.said(bob))
+    answer = client.post(url, json=sealed)
+    assert answer.status_code == 200 and answer.json() == []
+    said = [line.text for line in table.said(bob)[told:]]
+    assert len(said) == 1 and "encrypt" in said[0] and "/tracker" in said[0], said
+    assert not any("encrypt" in line.text for line in table.said()), "the group hears nothing"
+    assert client.post(url, json=sealed).status_code == 200
+    assert len(table.said(bob)) == told + 1, "told once, not at every message"
+    table.now += timedelta(hours=7)
+    assert client.post(url, json=sealed).status_code == 200
+    assert len(table.said(bob)) == told + 2, "told again hours later"
+    assert pings(uow_factory) == 0
+    wrong = client.post(f"{base}/trackers/{'x' * len(token)}/owntracks", json=sealed)
+    assert wrong.status_code == 401
+
+
 def test_traccar_query_form_and_json(
     setup: tuple[Table, str, str, httpx.Client], uow_factory: UnitOfWorkFactory
 ) -> None:

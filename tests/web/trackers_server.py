@@ -59,7 +59,7 @@ def serving(table: Table, sock: socket.socket, per_minute: int = 120) -> Iterato
     table's)."""
     driver = Driver(table.conversation, table, lambda: table.now, jobs_inline=True)
     routes = tracker_routes(
-        DriverIngest(lambda: driver),
+        DriverIngest(lambda: driver, monotonic=lambda: table.now.timestamp()),
         per_minute,
         clock=lambda: table.now,
         wall=lambda: table.now,

@@ -31,6 +31,12 @@ plain_texts(
             "OwnTracks: scan this code with your phone's camera, or open the set-up link "
             "above on the phone itself."
         ),
+        "chat.tracker_encrypted": N_(
+            "📡 Your OwnTracks app encrypts what it sends (an encryption key is set in its "
+            "settings), so I cannot read your position and it does not count as your pin. "
+            "Clear the encryption key in OwnTracks' settings, or open the set-up link from "
+            "/tracker again on the phone: it clears the key."
+        ),
         "chat.tracker_new_button": N_("🔄 New link"),
         "chat.tracker_off_button": N_("⛔ Turn off"),
     },
