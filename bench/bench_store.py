@@ -12,11 +12,13 @@ Every update is its own transaction. Measured in one run, on one database, in a 
 * ``restart``: the first group edit of each of many games in a new ``Conversation``
   (empty caches), as after a restart.
 
-Reported: updates/s, the ratio to the floor, p50 and p99, and the statements each update
-sends (``before_cursor_execute``, plus its commit; on PostgreSQL a game state's read is one
-more round trip, sent on the raw cursor and so not counted). Statements are counted in a
-pass of their own before the timing: with a listener on the engine, ``store/rawrow.py``
-sends its statements through SQLAlchemy's result path instead of the bot's. Targets
+Reported: updates/s, the ratio to the floor, p50 and p99, this process's CPU an update
+(steadier than the times on a shared machine; the database's is not in it), and the
+statements each update sends (``before_cursor_execute``, plus its commit; on PostgreSQL a
+game state's read is one more round trip, sent on the raw cursor and so not counted).
+Statements are counted in a pass of their own before the timing: with a listener on the
+engine, ``store/rawrow.py`` sends its statements through SQLAlchemy's result path instead
+of the bot's. Targets
 (issue 18) on PostgreSQL: group >= 1,000/s and >= 0.7 of the floor, private >= 0.6 of the
 floor, restart p99 <= 5 ms.
 
@@ -204,24 +206,29 @@ def _measure(engine: Engine, updates: int, games: int) -> None:
     per_update["restart"] = ((after[0] - before[0]) / 20, (after[1] - before[1]) / 20)
     counter.stop()  # timed below without a listener, as the bot runs
     times: dict[str, list[float]] = {name: [] for name in paths}
+    cpu: dict[str, float] = dict.fromkeys(paths, 0.0)  # this process's CPU seconds
     done = 0
     while done < updates:  # alternate blocks so every path sees the same conditions
         for name, run in paths.items():
+            cpu_began = time.process_time()
             for _ in range(min(BLOCK, updates - done)):
                 began = time.perf_counter()
                 run()
                 times[name].append(time.perf_counter() - began)
+            cpu[name] += time.process_time() - cpu_began
         done += BLOCK
 
     # The first edit of each game after a restart: a new Conversation, nothing cached.
     many = [Game(uow_factory, f"tg:-200{i}", f"g{i}") for i in range(games)]
     restarted = Conversation(uow_factory, seeds=lambda: 11)
     first: list[float] = []
+    cpu_began = time.process_time()
     for each in many:
         msg = edits.edit(each.chat, ChatKind.GROUP, each.seeker, SEEKER_AT)
         began = time.perf_counter()
         restarted.handle(msg)
         first.append(time.perf_counter() - began)
+    cpu["restart"] = time.process_time() - cpu_began
     times["restart"] = first
 
     floor_rate = len(times["floor"]) / sum(times["floor"])
@@ -233,6 +240,7 @@ def _measure(engine: Engine, updates: int, games: int) -> None:
             f"{dialect:<10} {name:<8} {rate:>7,.0f} updates/s  {rate / floor_rate:5.2f} of floor"
             f"  p50 {_quantile(samples, 50):5.2f} ms  p99 {_quantile(samples, 99):5.2f} ms"
             f"  {statements:4.1f} statements + {commits:3.1f} commit"
+            f"  {cpu[name] / len(samples) * 1000:4.2f} ms CPU"
         )
     print()
 
