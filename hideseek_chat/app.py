@@ -154,11 +154,17 @@ def conversation_factory(
 
 
 def purge_old(config: Config, uow_factory: UnitOfWorkFactory, clock: GameClock) -> None:
-    """Purge finished games' pings and the inbox's handled updates (hourly)."""
+    """Purge finished games' pings, texted pictures of players in no running game and the
+    inbox's handled updates (hourly)."""
     # Game time, like the games' end times the retention is measured from.
     count = purge_pings(uow_factory, clock.now(), config.ping_retention)
     if count:
         log.info("purged %d location pings of finished games", count)
+    with uow_factory() as uow:  # texted pictures: as long, once their sender plays no more
+        pictures = uow.sms.purge_media(clock.now(), config.ping_retention)
+        uow.commit()
+    if pictures:
+        log.info("purged %d texted pictures", pictures)
     # Real time, like the inbox's: Telegram redelivers for a day at most.
     with uow_factory() as uow:
         forgotten = uow.updates.purge(wall_clock() - INBOX_RETENTION)

@@ -9,12 +9,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import cast
 
-from sqlalchemy import String, Table, delete, func, insert, select, update
+from sqlalchemy import String, Table, delete, exists, func, insert, literal, select, update
 from sqlalchemy import cast as cast_
 from sqlalchemy.orm import Session
 
+from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.models import (
+    GameRow,
     PersonRow,
+    PlayerRow,
     SmsChoiceRow,
     SmsCodeRow,
     SmsHeldRow,
@@ -245,6 +248,20 @@ class SmsBook:
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
     # ----- pictures (MMS) -----
+
+    def purge_media(self, now: datetime, keep: timedelta) -> int:
+        """Delete the pictures received more than ``keep`` before ``now`` whose sender plays
+        in no unfinished game (a picture of nobody's: just by its age); return how many."""
+        sender = literal(PREFIX, String) + cast_(SmsMediaRow.number_id, String)
+        playing = (
+            select(PlayerRow.id)
+            .join(GameRow, GameRow.id == PlayerRow.game_id)
+            .where(PlayerRow.ref == sender, GameRow.phase != Phase.GAME_OVER)
+        )
+        result = self.session.execute(
+            delete(SmsMediaRow).where(SmsMediaRow.received_at < now - keep, ~exists(playing))
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]
 
     def add_media(
         self, content_type: str, data: bytes, now: datetime, number_id: int | None = None

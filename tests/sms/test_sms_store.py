@@ -126,3 +126,46 @@ def test_a_digests_announcement_counts_as_texted_until_long_after_it_went(
         uow.commit()
     with uow_factory() as uow:
         assert uow.sms.texted(7) == set(), "forgotten a day later"
+
+
+def test_texted_pictures_go_a_while_after_their_sender_stops_playing(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """``purge_media`` (hourly, with the pings' retention): a picture stays while its sender
+    plays in an unfinished game, then goes once older than the retention; one of nobody's
+    goes by its age alone."""
+    from datetime import timedelta
+
+    from hideseek_chat.rules import Size, load_ruleset, new_game
+    from hideseek_chat.rules.events import GameAborted
+    from hideseek_chat.store import handle, start_game
+
+    with uow_factory() as uow:
+        a, b = uow.sms.number(A, START), uow.sms.number(B, START)
+        assert a is not None and b is not None
+        uow.commit()
+    chat = "sms:@K7QX"
+    state, decisions = new_game(load_ruleset("metric"), Size.SMALL, 7, a.ref, "A", START)
+    assert start_game(uow_factory, chat, state, decisions, START) is not None
+    with uow_factory() as uow:
+        playing = uow.sms.add_media("image/png", b"a", START, a.id)[0]
+        idle = uow.sms.add_media("image/png", b"b", START, b.id)[0]
+        nobodys = uow.sms.add_media("image/png", b"c", START)[0]
+        fresh = uow.sms.add_media("image/png", b"d", START + timedelta(hours=23), b.id)[0]
+        uow.commit()
+    keep = timedelta(hours=24)
+
+    def kept() -> set[int]:
+        with uow_factory() as uow:
+            return {m for m in (playing, idle, nobodys, fresh) if uow.sms.media(m) is not None}
+
+    with uow_factory() as uow:
+        assert uow.sms.purge_media(START + timedelta(hours=23, minutes=59), keep) == 0
+        assert uow.sms.purge_media(START + timedelta(hours=25), keep) == 2
+        uow.commit()
+    assert kept() == {playing, fresh}
+    handle(uow_factory, chat, GameAborted(a.ref), START + timedelta(hours=26))
+    with uow_factory() as uow:
+        assert uow.sms.purge_media(START + timedelta(hours=26), keep) == 1
+        uow.commit()
+    assert kept() == {fresh}
