@@ -162,6 +162,7 @@ def purge_old(config: Config, uow_factory: UnitOfWorkFactory, clock: GameClock) 
         log.info("purged %d location pings of finished games", count)
     with uow_factory() as uow:  # texted pictures: as long, once their sender plays no more
         pictures = uow.sms.purge_media(clock.now(), config.ping_retention)
+        uow.sms.purge_taken(clock.now())  # digests' announcements, kept a while (emptied)
         uow.commit()
     if pictures:
         log.info("purged %d texted pictures", pictures)

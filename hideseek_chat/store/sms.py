@@ -175,13 +175,12 @@ class SmsBook:
 
     def take_held(self, number_id: int, now: datetime) -> list[tuple[str | None, str]]:
         """The number's held announcements, oldest first, (chat, text) each; their texts are
-        forgotten here. An announcement's row stays, empty, for ``KEEP_TAKEN``: an outbox
+        forgotten here. An announcement's row stays, empty, until ``purge_taken``: an outbox
         entry still being tried (another channel failing) is not held for the number again
-        once its digest went (``texted``)."""
+        once its digest went (``texted``). The number's row is locked first, so two senders
+        (threads or processes) never both take the same news."""
         self.session.execute(
-            delete(SmsHeldRow).where(
-                SmsHeldRow.number_id == number_id, SmsHeldRow.taken_at < now - KEEP_TAKEN
-            )
+            select(SmsNumberRow.id).where(SmsNumberRow.id == number_id).with_for_update()
         )
         rows = self.session.scalars(
             select(SmsHeldRow)
@@ -196,6 +195,14 @@ class SmsBook:
                 row.body, row.taken_at = "", now
         self.session.flush()
         return held
+
+    def purge_taken(self, now: datetime) -> int:
+        """Forget the announcements whose digest went more than ``KEEP_TAKEN`` before
+        ``now`` (the game clock's, as ``take_held`` wrote them); return how many."""
+        result = self.session.execute(
+            delete(SmsHeldRow).where(SmsHeldRow.taken_at < now - KEEP_TAKEN)
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]
 
     def digests_due(self, now: datetime) -> list[Number]:
         """The numbers whose oldest held announcement has waited their digest's minutes."""

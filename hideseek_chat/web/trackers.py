@@ -154,10 +154,11 @@ class DriverIngest:
         )
         if replies is None:
             return False
-        if len(self._told_encrypted) >= MAX_BUCKETS:  # the oldest first
-            del self._told_encrypted[next(iter(self._told_encrypted))]
-        self._told_encrypted[hashed] = self._monotonic()
-        await driver.channel.perform(adapt(replies, driver.channel.capabilities), at)
+        if await driver.channel.perform(adapt(replies, driver.channel.capabilities), at):
+            self._told_encrypted.pop(hashed, None)  # re-inserted: the newest last
+            if len(self._told_encrypted) >= MAX_BUCKETS:  # the oldest first
+                del self._told_encrypted[next(iter(self._told_encrypted))]
+            self._told_encrypted[hashed] = self._monotonic()
         return True
 
     async def _write(self, driver: Driver) -> None:

@@ -1,4 +1,5 @@
-"""sms held delivery: an announcement held for a digest names its outbox entry, held once
+"""sms held delivery: an announcement held for a digest names its outbox entry, held once;
+texted pictures indexed by their arrival for the purge
 
 Revision ID: 0014
 Revises: 0013
@@ -23,15 +24,18 @@ def upgrade() -> None:
     op.add_column("sms_held", sa.Column("delivery_id", sa.Integer(), nullable=True))
     op.add_column("sms_held", sa.Column("taken_at", sa.DateTime(timezone=True), nullable=True))
     op.create_index(
-        "uq_sms_held_number_id_delivery_id",
+        "uq_sms_held_delivery_id_number_id",
         "sms_held",
-        ["number_id", "delivery_id"],
+        ["delivery_id", "number_id"],
         unique=True,
     )
+    # The hourly purge of texted pictures (``SmsBook.purge_media``) by their age.
+    op.create_index("ix_sms_media_received_at", "sms_media", ["received_at"], unique=False)
 
 
 def downgrade() -> None:
     """Downgrade schema."""
-    op.drop_index("uq_sms_held_number_id_delivery_id", table_name="sms_held")
+    op.drop_index("ix_sms_media_received_at", table_name="sms_media")
+    op.drop_index("uq_sms_held_delivery_id_number_id", table_name="sms_held")
     op.drop_column("sms_held", "taken_at")
     op.drop_column("sms_held", "delivery_id")

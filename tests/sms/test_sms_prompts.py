@@ -46,3 +46,4 @@ async def test_the_sms_players_get_the_text_prompts(
     bodies = [s.body for s in gateway.sent]
     assert any("47.37690, 8.54170" in b for b in bodies), "a prompt by text was sent"
     assert not any(word in b for b in bodies for word in TELEGRAM_ONLY)
+    assert not any("TRACKER" in b for b in bodies), "no tracker links are handed out here"

@@ -98,8 +98,9 @@ def test_a_digests_announcement_counts_as_texted_until_long_after_it_went(
     uow_factory: UnitOfWorkFactory,
 ) -> None:
     """An outbox entry held for a number's digest counts as reaching the number (``texted``),
-    before the digest and for a day after it went, so a retry of the entry (another channel
-    failing) neither holds it again nor texts it; the digest's text itself is not kept."""
+    before the digest and until the hourly purge a day after it went, so a retry of the
+    entry (another channel failing) neither holds it again nor texts it; the digest's text
+    itself is not kept."""
     from datetime import timedelta
 
     from hideseek_chat.store.sms import KEEP_TAKEN
@@ -122,7 +123,8 @@ def test_a_digests_announcement_counts_as_texted_until_long_after_it_went(
         assert uow.sms.texted(7) == {number.id}, "a retry after the digest went"
         assert uow.sms.digests_due(later + timedelta(hours=1)) == [], "nothing waits"
         assert uow.sms.take_held(number.id, later) == []
-        uow.sms.take_held(number.id, later + KEEP_TAKEN + timedelta(minutes=1))
+        assert uow.sms.purge_taken(later + KEEP_TAKEN - timedelta(minutes=1)) == 0
+        assert uow.sms.purge_taken(later + KEEP_TAKEN + timedelta(minutes=1)) == 1
         uow.commit()
     with uow_factory() as uow:
         assert uow.sms.texted(7) == set(), "forgotten a day later"
@@ -169,3 +171,54 @@ def test_texted_pictures_go_a_while_after_their_sender_stops_playing(
         assert uow.sms.purge_media(START + timedelta(hours=26), keep) == 1
         uow.commit()
     assert kept() == {fresh}
+
+
+def test_two_senders_never_both_take_a_numbers_news(
+    uow_factory: UnitOfWorkFactory, database_url: str
+) -> None:
+    """A digest flushed by the minute's check while a plan sends what waited first (or two
+    processes): the second to take the number's news waits for the first and finds none."""
+    import queue
+    import threading
+    import time
+    from datetime import timedelta
+
+    import pytest
+    from sqlalchemy import text
+
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite has one writer at a time (its transactions begin IMMEDIATE)")
+    with uow_factory() as uow:
+        number = uow.sms.number(A, START)
+        assert number is not None
+        uow.sms.hold(number.id, "sms:@K7QX", "The game is on!", START, 7)
+        uow.commit()
+    later = START + timedelta(minutes=10)
+    pids: queue.Queue[int] = queue.Queue()
+    second: list[list[tuple[str | None, str]]] = []
+
+    def take() -> None:
+        with uow_factory() as uow:
+            pids.put(int(uow.session.execute(text("SELECT pg_backend_pid()")).scalar_one()))
+            second.append(uow.sms.take_held(number.id, later))
+            uow.commit()
+
+    with uow_factory() as first:
+        taken = first.sms.take_held(number.id, later)
+        thread = threading.Thread(target=take)
+        thread.start()
+        pid = pids.get(timeout=10)
+        deadline = time.monotonic() + 10
+        waiting = None
+        while waiting != "Lock" and time.monotonic() < deadline:  # it waits for the first
+            with uow_factory() as look:
+                waiting = look.session.execute(
+                    text("SELECT wait_event_type FROM pg_stat_activity WHERE pid = :pid"),
+                    {"pid": pid},
+                ).scalar()
+            time.sleep(0.005)
+        assert waiting == "Lock", "the second sender waits for the first"
+        first.commit()
+    thread.join(10)
+    assert taken == [("sms:@K7QX", "The game is on!")]
+    assert second == [[]], "the news went once"

@@ -26,6 +26,8 @@ async def test_an_sms_player_gets_a_tracker_link_and_its_pings_are_pins(
         link = re.search(r"(http://127\.0\.0\.1:\d+/trackers/[A-Za-z0-9_-]+)/traccar", steps)
         assert link is not None, steps
         assert "OwnTracks" in steps and "GPSLogger" in steps
+        assert "owntracks:///config?inline=" in steps, "the set-up link, to open on the phone"
+        assert "scan this code" not in steps, "no picture by text: no code to scan"
         assert not any(link.group(1) in text for text in phones.said(ALICE)), "Bob's alone"
 
         bot.clock.at += timedelta(minutes=2)

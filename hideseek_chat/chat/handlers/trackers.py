@@ -59,9 +59,11 @@ def _issue(turn: Turn) -> list[Outbound]:
     links = tracker_links.links(base, token)
     steps = texts.tracker_text(links, turn.fmt)
     off = ((keyboards.button(turn.say("chat.tracker_off_button"), Verb.TRACKER, 0, OFF),),)
+    # By text there is no picture: the link alone, said so.
+    shown = "chat.tracker_setup_link" if turn.fmt.by_text else "chat.tracker_qr"
     code = SendText(
         turn.msg.chat,
-        text=turn.say("chat.tracker_qr"),
+        text=turn.say(shown),
         image=qr_png(links.owntracks_setup),
         pre=links.owntracks_setup,
         private=True,

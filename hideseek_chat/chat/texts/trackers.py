@@ -31,6 +31,9 @@ plain_texts(
             "OwnTracks: scan this code with your phone's camera, or open the set-up link "
             "above on the phone itself."
         ),
+        "chat.tracker_setup_link": N_(
+            "OwnTracks: open this set-up link on the phone itself, and the app is set up:"
+        ),
         "chat.tracker_encrypted": N_(
             "📡 Your OwnTracks app encrypts what it sends (an encryption key is set in its "
             "settings), so I cannot read your position and it does not count as your pin. "

@@ -75,7 +75,8 @@ class SmsHeldRow(Base):
 
     __tablename__ = "sms_held"
     __table_args__ = (
-        Index("uq_sms_held_number_id_delivery_id", "number_id", "delivery_id", unique=True),
+        # Led by the entry: ``SmsBook.texted`` asks which numbers an entry reached.
+        Index("uq_sms_held_delivery_id_number_id", "delivery_id", "number_id", unique=True),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
@@ -128,4 +129,5 @@ class SmsMediaRow(Base):
     )
     content_type: Mapped[str] = mapped_column(String(64))
     data: Mapped[bytes] = mapped_column(LargeBinary)
-    received_at: Mapped[datetime]
+    #: indexed for the hourly purge (``SmsBook.purge_media``), which reads no picture's bytes
+    received_at: Mapped[datetime] = mapped_column(index=True)
