@@ -282,9 +282,7 @@ class Conversation:
             if holder is None:
                 return None
             person = holder.person_ref
-            language = uow.chats.language(person)
-            if language is None and holder.newest_chat is not None:
-                language = uow.chats.prefs(holder.newest_chat).language
+            language = uow.chats.reader_language(person)
         fmt = Formatter(language or "en", by_text=is_sms(person))
         text = say("chat.tracker_encrypted", {}, fmt)
         return [SendText(person, text=text, private=True)]

@@ -423,7 +423,9 @@ class SmsChannel:
         for text in texts:
             try:
                 outcomes.append((text, self.gateway.send(text.number, text.body) or None, "sent"))
+                metrics.sent("ok")
             except GatewayError as err:
+                metrics.sent("refused" if err.permanent else "failed")
                 log.warning("a digest to %s was not sent: %s", who(ref_of(text.number_id)), err)
                 outcomes.append((text, None, "failed"))
         if outcomes:

@@ -158,13 +158,8 @@ def due_digests(uow: UnitOfWork, now: datetime) -> list[Text]:
 def note(uow: UnitOfWork, to: str) -> str:
     """What a text to ``to`` says for a photo it cannot carry, in the text's language: a
     person's own, else their game's; a game chat's."""
-    chat: str | None = to
-    language = None
-    if number_id_of(to) is not None:
-        language = uow.chats.language(to)
-        chat = uow.chats.game_chat_for(to)
-    if language is None and chat is not None:
-        language = uow.chats.prefs(chat).language
+    is_person = number_id_of(to) is not None
+    language = uow.chats.reader_language(to) if is_person else uow.chats.prefs(to).language
     return say("sms.photo_note", {}, Formatter(language or "en"))
 
 

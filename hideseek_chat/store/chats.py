@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.config import dialect_insert
+from hideseek_chat.store.held import hold
 from hideseek_chat.store.models import (
     ChatMessageRow,
     ChatPrefsRow,
@@ -84,14 +85,13 @@ class SpotData:
 class Chats:
     def __init__(self, session: Session) -> None:
         self.session = session
-        #: the people's rows read in this unit of work, held: the session's identity map
-        #: keeps only what is referenced, so each look would be another query
-        self._people: dict[str, PersonRow] = {}
 
     def _person(self, ref: str) -> PersonRow | None:
+        """The person's row, held for the unit of work (``store.held``): a turn looks it up
+        several times (name, language, whether they can be written to)."""
         row = self.session.get(PersonRow, ref)
         if row is not None:
-            self._people[ref] = row
+            hold(self.session, row)
         return row
 
     def _chat_id(self, chat_key: str, now: datetime) -> int:
@@ -225,7 +225,7 @@ class Chats:
         if row is None:
             row = PersonRow(ref=ref, name=name, private_ok=bool(private_ok), updated_at=now)
             self.session.add(row)
-            self._people[ref] = row
+            hold(self.session, row)
         else:
             row.name = name or row.name
             if private_ok is not None:
@@ -242,6 +242,15 @@ class Chats:
         """The language ``ref`` chose for their private chat; None: their group's."""
         row = self._person(ref)
         return None if row is None else row.language
+
+    def reader_language(self, ref: str) -> str | None:
+        """The language to write to ``ref`` in private: their own, else their newest
+        unfinished game's group's; None when neither tells."""
+        own = self.language(ref)
+        if own is not None:
+            return own
+        chat = self.game_chat_for(ref)
+        return None if chat is None else self.prefs(chat).language
 
     def set_language(self, ref: str, name: str, language: str | None, now: datetime) -> None:
         """Remember ``ref``'s language for their private chat (None: their group's)."""

@@ -86,7 +86,7 @@ def _store_statement(insert: Any) -> Any:
     )
 
 
-# Every text and every polled batch is stored with it: built once, executed as plain Core.
+# Every text (and every one-update store) is stored with it: built once, as plain Core.
 _STORE = {
     "postgresql": _store_statement(postgresql.insert),
     "sqlite": _store_statement(sqlite.insert),

@@ -7,13 +7,14 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import String, Table, delete, exists, func, insert, literal, select, update
 from sqlalchemy import cast as cast_
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
+from hideseek_chat.store.held import hold
 from hideseek_chat.store.models import (
     GameRow,
     PersonRow,
@@ -94,6 +95,11 @@ def ref_of(number_id: int) -> str:
     return f"{PREFIX}{number_id}"
 
 
+def _ref_in_sql(number_id: Any) -> Any:
+    """``ref_of`` in SQL: the person ref of the number whose id is the column ``number_id``."""
+    return literal(PREFIX, String) + cast_(number_id, String)
+
+
 def number_id_of(ref: str) -> int | None:
     """The number id in a person ref ``sms:17``; None for any other ref."""
     prefix, _, rest = ref.partition(":")
@@ -111,38 +117,35 @@ class SmsBook:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        #: the numbers' rows read in this unit of work, held (as ``Chats`` holds people's)
-        self._rows: dict[int, SmsNumberRow] = {}
-        self._people: list[PersonRow] = []
 
     # ----- numbers -----
 
     def number(self, number: str, now: datetime, *, create: bool = True) -> Number | None:
         """The row of ``number`` (E.164), made on first contact when ``create``."""
-        # With its person's row (held, like the number's: the reading of a text looks up
-        # the name and language next, then without another query).
+        # With its person's row, both held for the unit of work (``store.held``): the
+        # reading of a text looks up the name and language next, then without a query.
         found = self.session.execute(
             select(SmsNumberRow, PersonRow)
-            .outerjoin(PersonRow, PersonRow.ref == PREFIX + cast_(SmsNumberRow.id, String))
+            .outerjoin(PersonRow, PersonRow.ref == _ref_in_sql(SmsNumberRow.id))
             .where(SmsNumberRow.number == number)
         ).one_or_none()
         row = None if found is None else found[0]
         if found is not None and found[1] is not None:
-            self._people.append(found[1])
+            hold(self.session, found[1])
         if row is None:
             if not create:
                 return None
             row = SmsNumberRow(number=number, opted_out=False, created_at=now)
             self.session.add(row)
             self.session.flush()
-        self._rows[row.id] = row
+        hold(self.session, row)
         return _number(row)
 
     def by_id(self, number_id: int) -> Number | None:
         row = self.session.get(SmsNumberRow, number_id)
         if row is None:
             return None
-        self._rows[number_id] = row
+        hold(self.session, row)
         return _number(row)
 
     def opt(self, number_id: int, *, out: bool) -> None:
@@ -259,11 +262,13 @@ class SmsBook:
     def purge_media(self, now: datetime, keep: timedelta) -> int:
         """Delete the pictures received more than ``keep`` before ``now`` whose sender plays
         in no unfinished game (a picture of nobody's: just by its age); return how many."""
-        sender = literal(PREFIX, String) + cast_(SmsMediaRow.number_id, String)
         playing = (
             select(PlayerRow.id)
             .join(GameRow, GameRow.id == PlayerRow.game_id)
-            .where(PlayerRow.ref == sender, GameRow.phase != Phase.GAME_OVER)
+            .where(
+                PlayerRow.ref == _ref_in_sql(SmsMediaRow.number_id),
+                GameRow.phase != Phase.GAME_OVER,
+            )
         )
         result = self.session.execute(
             delete(SmsMediaRow).where(SmsMediaRow.received_at < now - keep, ~exists(playing))

@@ -110,6 +110,32 @@ async def test_a_telegram_game_with_a_player_by_text(
         assert gateway.to(DAVE)[-1].startswith("Others now see you as David,")
 
 
+async def _dave_joins(tg: Telegram, sms: SmsChannel, gateway: FakeGateway, *then: str) -> None:
+    """Alice makes a game and invites Dave's number; Dave joins by the code, then texts
+    ``then``."""
+    await tg.new_game()
+    await tg.send("Alice", "/invite +41 79 123 45 64")
+    found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
+    assert found is not None
+    for n, body in enumerate((f"join {found.group(1)}", *then)):
+        await sms.receive_form(f"SMdave{n:04d}", DAVE, body)
+    await sms.lanes.join()
+    await channel_of(tg.app).settle()
+
+
+async def _begin_while_telegram_fails(tg: Telegram) -> None:
+    """Alice begins while Telegram refuses the group's messages three times (502): the
+    outbox tries the game's announcement again until Telegram takes it."""
+    for _ in range(3):
+        tg.api.fail("sendMessage", 502, "Bad Gateway", chat_id=GROUP)
+    mark = tg.mark()
+    tg.problems.setLevel(logging.ERROR)  # the failures are warnings, as they should be
+    await tg.send("Alice", "/begin")
+    await tg.wait(timedelta(minutes=3))
+    tg.problems.setLevel(logging.WARNING)
+    assert "The game is on!" in tg.texts(since=mark), "Telegram got it on a retry"
+
+
 async def test_a_retry_after_telegram_failed_does_not_text_again(
     uow_factory: UnitOfWorkFactory, gateway: FakeGateway
 ) -> None:
@@ -118,23 +144,8 @@ async def test_a_retry_after_telegram_failed_does_not_text_again(
     from hideseek_chat.store.models import SmsMessageRow
 
     async with mixed(uow_factory, gateway) as (tg, sms):
-        shared = channel_of(tg.app)
-        await tg.new_game()
-        await tg.send("Alice", "/invite +41 79 123 45 64")
-        found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
-        assert found is not None
-        await sms.receive_form("SMretry0001", DAVE, f"join {found.group(1)}")
-        await sms.lanes.join()
-        await shared.settle()
-
-        for _ in range(3):  # the group's messages fail while Telegram is away
-            tg.api.fail("sendMessage", 502, "Bad Gateway", chat_id=GROUP)
-        mark = tg.mark()
-        tg.problems.setLevel(logging.ERROR)  # the failures are warnings, as they should be
-        await tg.send("Alice", "/begin")
-        await tg.wait(timedelta(minutes=3))
-        tg.problems.setLevel(logging.WARNING)
-        assert "The game is on!" in tg.texts(since=mark), "Telegram got it on a retry"
+        await _dave_joins(tg, sms, gateway)
+        await _begin_while_telegram_fails(tg)
         on = [t for t in gateway.to(DAVE) if "The game is on!" in t]
         assert len(on) == 1, "texted once, not once per try"
         with uow_factory() as uow:
@@ -151,25 +162,9 @@ async def test_a_retried_announcement_is_held_once_for_a_digest(
     digest once, not once per try, and the digest (sent ahead of the next prompt with a
     choice) brings it once."""
     async with mixed(uow_factory, gateway) as (tg, sms):
-        shared = channel_of(tg.app)
-        await tg.new_game()
-        await tg.send("Alice", "/invite +41 79 123 45 64")
-        found = re.search(r"JOIN ([A-Z0-9]{4})", gateway.to(DAVE)[0])
-        assert found is not None
-        await sms.receive_form("SMheld0001", DAVE, f"join {found.group(1)}")
-        await sms.receive_form("SMheld0002", DAVE, "DIGEST 10")
-        await sms.lanes.join()
-        await shared.settle()
+        await _dave_joins(tg, sms, gateway, "DIGEST 10")
         assert "every 10 min" in gateway.to(DAVE)[-1]
-
-        for _ in range(3):  # the group's messages fail while Telegram is away
-            tg.api.fail("sendMessage", 502, "Bad Gateway", chat_id=GROUP)
-        mark = tg.mark()
-        tg.problems.setLevel(logging.ERROR)  # the failures are warnings, as they should be
-        await tg.send("Alice", "/begin")
-        await tg.wait(timedelta(minutes=3))
-        tg.problems.setLevel(logging.WARNING)
-        assert "The game is on!" in tg.texts(since=mark), "Telegram got it on a retry"
+        await _begin_while_telegram_fails(tg)
         digests = [t for t in gateway.to(DAVE) if "The game is on!" in t]
         assert len(digests) == 1, digests
         assert digests[0].count("The game is on!") == 1, digests[0]
