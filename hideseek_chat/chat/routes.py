@@ -363,8 +363,8 @@ def _dispatch(turn: Turn) -> list[Outbound]:
     if isinstance(msg, TrackerIn):
         return pins.tracker(turn, msg)
     if isinstance(msg, LocationIn):
-        if turn.is_private and not msg.live_ended:
-            turn.settle_game()
+        # In private, the handler settles the game before it writes: with the ping itself
+        # when the sender plays in one game (``Pings.record_alone``).
         return pins.location(turn, msg)
     if isinstance(msg, TextIn):
         if turn.is_private and _reads_as_pin(msg):  # other chatter concerns no game

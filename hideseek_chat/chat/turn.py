@@ -187,6 +187,16 @@ class Turn:
                 self._chat = self.private_game().chat_key
         return self._chat
 
+    def knows_game(self) -> bool:
+        """Whether the game of the message, or the sender's games, were looked up."""
+        return self._chat is not None or self._person_games is not None
+
+    def found_alone(self, game: PersonGame) -> None:
+        """The sender's only unfinished game, found by a statement that also wrote for it
+        (``Pings.record_alone``): a private message is about it."""
+        self._person_games = [game]
+        self._chat = game.chat_key
+
     def person_games(self) -> list[PersonGame]:
         """The sender's unfinished games, newest first."""
         if self._person_games is None:

@@ -1,7 +1,8 @@
 """Location pings: record them with the reads a ping needs, read the latest, purge old ones.
 
 A ping names the chat and the person (their channel ref); ``record`` finds the chat's
-current game, the player and the phase in one query and inserts the ping.
+current game, the player and the phase in one query and inserts the ping; ``record_alone``
+does the same in the sender's only unfinished game (a location in their private chat).
 
 Location updates are not idempotent on their own: a channel redelivers an edit, or delivers
 an older edit after a newer one. A ping names its message and that message's version (its
@@ -19,7 +20,7 @@ from typing import Any, cast
 
 from sqlalchemy import Boolean, Table, bindparam, delete, exists, false, func, literal, select, true
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.inbox import BEGIN_CTE, Inbox, Redelivered
@@ -191,27 +192,47 @@ _T_COLUMNS = select(
     GameRow.phase.label("phase"),
     _LAST_EVENT.label("last_event_id"),
 )
+# The player in the chat's current game (a ping in the group).
 _FOUND = (
     _T_COLUMNS.join_from(GameRow, PlayerRow, PlayerRow.game_id == GameRow.id)
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
     .cte("found")
 )
-_NEWER_FOUND = _newer(_FOUND.c.game_id, _FOUND.c.player_id)
-_BEFORE = (
-    select(*_LAST.selected_columns)
-    .where(*_of_player(_FOUND.c.game_id, _FOUND.c.player_id))
-    .order_by(*_NEWEST_FIRST)
-    .limit(1)
-    .lateral("before")
+# The player in the only unfinished game they play in (a ping in their private chat); no
+# row when they play in none or in several (then the chat layer asks which one it is).
+_ELSEWHERE_PLAYER, _ELSEWHERE_GAME = aliased(PlayerRow), aliased(GameRow)
+_UNFINISHED = (
+    select(func.count())
+    .select_from(_ELSEWHERE_PLAYER)
+    .join(_ELSEWHERE_GAME, _ELSEWHERE_GAME.id == _ELSEWHERE_PLAYER.game_id)
+    .where(
+        _ELSEWHERE_PLAYER.ref == bindparam("ref"),
+        _ELSEWHERE_PLAYER.active,
+        _ELSEWHERE_GAME.phase != Phase.GAME_OVER,
+    )
+    .scalar_subquery()
+)
+_FOUND_ALONE = (
+    _T_COLUMNS.add_columns(ChatRow.key.label("chat_key"), ChatRow.title.label("chat_title"))
+    .join_from(GameRow, PlayerRow, PlayerRow.game_id == GameRow.id)
+    .join(ChatRow, ChatRow.id == GameRow.chat_id)
+    .where(
+        PlayerRow.ref == bindparam("ref"),
+        PlayerRow.active,
+        GameRow.phase != Phase.GAME_OVER,
+        _UNFINISHED == 1,
+    )
+    .cte("found")
 )
 
 
-def _record_statement(with_begin: bool) -> Any:
-    """The one statement of ``record`` on PostgreSQL; ``with_begin`` also writes the
-    update's inbox row (``Inbox.defer``) and stores the ping only when the update is new.
-    Always one row: the begun inbox id (or None), then the target and the ping before,
-    all None when the person is not a player."""
-    condition = ~_NEWER_FOUND
+def _record_statement(found: Any, with_begin: bool) -> Any:
+    """The one statement of ``record`` on PostgreSQL for the player ``found`` names;
+    ``with_begin`` also writes the update's inbox row (``Inbox.defer``) and stores the ping
+    only when the update is new. Always one row: the begun inbox id (or None), the target,
+    the stored ping's id, the ping before, then the rest of ``found``'s columns; all None
+    when the person is not a player."""
+    condition = ~_newer(found.c.game_id, found.c.player_id)
     if with_begin:
         condition = condition & exists(select(BEGIN_CTE.c.id))
     stored = (
@@ -219,8 +240,8 @@ def _record_statement(with_begin: bool) -> Any:
         .from_select(
             list(_COLUMNS),
             select(
-                _FOUND.c.game_id,
-                _FOUND.c.player_id,
+                found.c.game_id,
+                found.c.player_id,
                 *(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS[2:]),
             ).where(condition),
         )
@@ -228,20 +249,30 @@ def _record_statement(with_begin: bool) -> Any:
         .returning(_PINGS.c.id)
         .cte("stored")
     )
+    before = (
+        select(*_LAST.selected_columns)
+        .where(*_of_player(found.c.game_id, found.c.player_id))
+        .order_by(*_NEWEST_FIRST)
+        .limit(1)
+        .lateral("before")
+    )
     begun = select(BEGIN_CTE.c.id).scalar_subquery() if with_begin else literal(None)
     one = select(begun.label("begun_id")).subquery("one")
+    target = ("game_id", "player_id", "phase", "last_event_id")
     return select(
         one.c.begun_id,
-        _FOUND.c.game_id,
-        _FOUND.c.player_id,
-        _FOUND.c.phase,
-        _FOUND.c.last_event_id,
+        *(found.c[name] for name in target),
         select(stored.c.id).scalar_subquery().label("stored_id"),
-        *(_BEFORE.c[name] for name in _PING_COLUMNS),
-    ).select_from(one.outerjoin(_FOUND, true()).outerjoin(_BEFORE, true()))
+        *(before.c[name] for name in _PING_COLUMNS),
+        *(column for column in found.c if column.name not in target),
+    ).select_from(one.outerjoin(found, true()).outerjoin(before, true()))
 
 
-_RECORD = {False: _record_statement(False), True: _record_statement(True)}
+_RECORD = {
+    (alone, begin): _record_statement(_FOUND_ALONE if alone else _FOUND, begin)
+    for alone in (False, True)
+    for begin in (False, True)
+}
 
 
 @dataclass(frozen=True)
@@ -250,6 +281,8 @@ class Recorded:
 
     target: PingTarget
     stored: bool
+    #: the game's chat key and title, when ``record_alone`` found the game
+    chat: tuple[str, str | None] | None = None
 
 
 class Pings:
@@ -358,10 +391,49 @@ class Pings:
             "sent_at": sent_at,
             "speed_kmh": speed_kmh,
         }
+        return self._record_in_one(False, values, inbox)
+
+    def record_alone(
+        self,
+        player_ref: str,
+        lat: float,
+        lon: float,
+        at: datetime,
+        accuracy_m: float | None = None,
+        source: str = "live",
+        message_ref: str | None = None,
+        sent_at: datetime | None = None,
+        inbox: Inbox | None = None,
+        speed_kmh: float | None = None,
+    ) -> Recorded | None:
+        """``record`` in the only unfinished game ``player_ref`` plays in (a location in
+        their private chat), naming that game's chat in ``Recorded.chat``: one statement
+        on PostgreSQL. None, with nothing stored, when they play in no unfinished game or
+        in several, and off PostgreSQL: the caller then finds the game and calls
+        ``record``. A deferred inbox row is written either way."""
+        if self.session.get_bind().dialect.name != "postgresql":
+            return None
+        values = {
+            "ref": player_ref,
+            "lat": lat,
+            "lon": lon,
+            "accuracy_m": accuracy_m,
+            "source": source,
+            "forwarded": False,
+            "at": at,
+            "message_ref": message_ref,
+            "sent_at": sent_at,
+            "speed_kmh": speed_kmh,
+        }
+        return self._record_in_one(True, values, inbox)
+
+    def _record_in_one(
+        self, alone: bool, values: dict[str, Any], inbox: Inbox | None
+    ) -> Recorded | None:
         deferred = inbox.take_deferred() if inbox is not None else None
         if deferred is not None:
             values.update(deferred)
-        row = first_row(connection, _RECORD[deferred is not None], values)
+        row = first_row(self.session.connection(), _RECORD[alone, deferred is not None], values)
         assert row is not None  # always one row (``_record_statement``)
         if inbox is not None and deferred is not None:
             inbox.begun(deferred["update_id"], row[0] is not None)
@@ -369,18 +441,30 @@ class Pings:
         if game_id is None:
             return None
         target = PingTarget(game_id, player_id, phase, last_event_id)
+        chat = (row[-2], row[-1]) if alone else None
         if stored_id is None:
             self._recent.pop((game_id, player_id), None)
-            return Recorded(target, False)
+            return Recorded(target, False, chat)
+        lat, lon, accuracy_m = values["lat"], values["lon"], values["accuracy_m"]
+        source, forwarded, at = values["source"], values["forwarded"], values["at"]
         new = Ping(
-            stored_id, game_id, player_id, lat, lon, accuracy_m, source, forwarded, at, speed_kmh
+            stored_id,
+            game_id,
+            player_id,
+            lat,
+            lon,
+            accuracy_m,
+            source,
+            forwarded,
+            at,
+            values["speed_kmh"],
         )
-        before = row[6:]
+        before = row[6 : 6 + len(_PING_COLUMNS)]
         if before[0] is None:
             self._recent[(game_id, player_id)] = ([new], True)  # their first ping
         else:
             self._recent[(game_id, player_id)] = ([new, Ping(*before)], False)
-        return Recorded(target, True)
+        return Recorded(target, True, chat)
 
     def forget(self) -> None:
         """Drop what ``record`` remembered (the transaction was rolled back)."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Engine, event, func, select
 
 from hideseek_chat.chat.model import ChatKind, LocationIn, Sender
 from hideseek_chat.console.table import Table
@@ -27,14 +28,21 @@ DEVICE = datetime.fromisoformat("2026-05-02T07:00:00+00:00")
 
 
 def edit(
-    table: Table, name: str, message: str, sent_at: datetime, where: tuple[float, float]
+    table: Table,
+    name: str,
+    message: str,
+    sent_at: datetime,
+    where: tuple[float, float],
+    *,
+    private: bool = False,
 ) -> None:
-    """A version of ``name``'s live location ``message`` in the group, in an update of its own."""
+    """A version of ``name``'s live location ``message`` in the group (or their private
+    chat), in an update of its own."""
     who = table.people[name.lower()]
     table.deliver(
         LocationIn(
-            chat=table.group,
-            kind=ChatKind.GROUP,
+            chat=who.ref if private else table.group,
+            kind=ChatKind.PRIVATE if private else ChatKind.GROUP,
             sender=Sender(who.ref, who.name),
             at=table.now,
             update_id=f"tg-test:{next(_updates)}",
@@ -87,6 +95,33 @@ def test_a_redelivered_edit_is_stored_once(table: Table, uow_factory: UnitOfWork
     # A new version of the same message is a new ping.
     edit(table, s1, "m-1", DEVICE + timedelta(seconds=20), (SEEKERS_START[0] + 0.001, -97.08))
     assert len(pings_of(uow_factory, table, s1)) == before + 2
+
+
+def test_the_hiders_private_edits_are_stored_once_each_in_one_statement(
+    table: Table, uow_factory: UnitOfWorkFactory, engine: Engine
+) -> None:
+    """A hider's live location is shared in private: the game is found from the person
+    with the ping (``Pings.record_alone``), one statement with its inbox row on PostgreSQL;
+    a redelivered version is stored once and a new one is a new ping."""
+    hider, _ = seeking(table, uow_factory)
+    before = len(pings_of(uow_factory, table, hider))
+    statements: list[str] = []
+
+    def count(_c: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    table.wait(timedelta(seconds=30))
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        edit(table, hider, "h-1", DEVICE, HIDER_SPOT, private=True)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    if engine.dialect.name == "postgresql":
+        assert len(statements) == 1, statements
+    edit(table, hider, "h-1", DEVICE, HIDER_SPOT, private=True)  # redelivered elsewhere
+    assert len(pings_of(uow_factory, table, hider)) == before + 1
+    edit(table, hider, "h-1", DEVICE + timedelta(seconds=20), HIDER_SPOT, private=True)
+    assert len(pings_of(uow_factory, table, hider)) == before + 2
 
 
 def test_a_late_older_edit_leaves_the_position_and_the_catch_alone(

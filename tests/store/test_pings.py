@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, insert, text
+from sqlalchemy import Engine, event, func, insert, select, text
 
 from hideseek_chat.rules import Size, load_ruleset, new_game
 from hideseek_chat.rules.events import PlayerJoined
@@ -91,6 +91,46 @@ def test_newest_of_each_player(uow_factory: UnitOfWorkFactory) -> None:
         newest = uow.pings.newest(game_id)
     assert {player: ping.lat for player, ping in newest.items()} == {a: 3.0, b: 2.0}
     assert c not in newest
+
+
+def test_record_alone_stores_only_in_the_one_unfinished_game(
+    engine: Engine, uow_factory: UnitOfWorkFactory
+) -> None:
+    """A private location is about the sender's only unfinished game: ``record_alone``
+    finds it with the ping (PostgreSQL), and stores nothing for a person in several games
+    or none, whose chat layer must ask or refuse (and everywhere else)."""
+    game_id, (a, _, _) = _game(uow_factory, "tg:-5")
+    count = lambda: _pings(uow_factory, game_id)  # noqa: E731
+    with uow_factory() as uow:
+        alone = uow.pings.record_alone("tg:-5:a", 1.0, 2.0, START, message_ref="m", sent_at=START)
+        nobody = uow.pings.record_alone("tg:-5:nobody", 1.0, 2.0, START)
+        uow.commit()
+    assert nobody is None
+    if engine.dialect.name != "postgresql":
+        assert alone is None and count() == 0  # the chat layer finds the game first
+        return
+    assert alone is not None and alone.stored and alone.chat == ("tg:-5", None)
+    assert (alone.target.game_id, alone.target.player_id) == (game_id, a)
+    with uow_factory() as uow:
+        assert alone.target == uow.pings.target("tg:-5", "tg:-5:a")
+        again = uow.pings.record_alone("tg:-5:a", 1.0, 2.0, START, message_ref="m", sent_at=START)
+        uow.commit()
+    assert again is not None and not again.stored and count() == 1  # this version is stored
+    # A in a second game too: no game is "the" game, nothing is stored.
+    other_id, _ = _game(uow_factory, "tg:-6")
+    handle(uow_factory, "tg:-6", PlayerJoined("tg:-5:a", "A"), START)
+    with uow_factory() as uow:
+        later = START + timedelta(minutes=1)
+        assert uow.pings.record_alone("tg:-5:a", 1.0, 2.0, later, sent_at=later) is None
+        uow.commit()
+    assert count() == 1 and _pings(uow_factory, other_id) == 0
+
+
+def _pings(uow_factory: UnitOfWorkFactory, game_id: int) -> int:
+    """How many pings ``game_id`` has stored."""
+    with uow_factory() as uow:
+        counted = select(func.count()).select_from(PingRow).where(PingRow.game_id == game_id)
+        return int(uow.session.scalar(counted) or 0)
 
 
 @pytest.mark.postgres

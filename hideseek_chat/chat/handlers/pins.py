@@ -36,6 +36,8 @@ from hideseek_chat.rules.decisions import Notify, to_player
 from hideseek_chat.rules.events import Event
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound
+from hideseek_chat.store.chats import PersonGame
+from hideseek_chat.store.pings import Recorded
 
 
 def carries_begin(msg: Inbound) -> bool:
@@ -92,37 +94,28 @@ def _record(
     turn: Turn, lat: float, lon: float, accuracy: float | None, source: str, forwarded: bool
 ) -> list[Outbound]:
     msg = turn.msg
-    try:
-        chat = turn.game_chat()
-    except GameNotFound:
-        # In a group a location is just chat; in private it needs a game.
-        return [turn.reply(turn.say("chat.not_in_game"))] if turn.is_private else []
     uow = turn.uow
-    if forwarded:
-        if uow.pings.target(chat, msg.sender.ref) is None:
-            return []  # not a player: a location in the group is just chat
-        edited = isinstance(msg, LocationIn) and msg.edited
-        return [] if edited else [turn.reply(turn.say("chat.forwarded_pin"))]
     sent_at = msg.sent_at if isinstance(msg, LocationIn) else None
     # A tracker's pings are versions of the device's one "message": its ref and time.
     version = msg.device_ref if isinstance(msg, TrackerIn) else msg.message_ref
-    # The target and the insert in one statement (PostgreSQL): the hot path of live edits.
-    recorded = uow.pings.record(
-        chat,
-        msg.sender.ref,
-        lat,
-        lon,
-        msg.at,
-        accuracy,
-        source,
-        False,
-        version,
-        sent_at,
-        uow.updates,
-        speed_kmh=msg.speed_kmh if isinstance(msg, TrackerIn) else None,
-    )
+    speed = msg.speed_kmh if isinstance(msg, TrackerIn) else None
+    recorded = None
+    if turn.is_private and not forwarded and not turn.knows_game():
+        # A hider's live location comes in private: the game and the ping in one statement
+        # when the sender plays in one game only (PostgreSQL), the hot path of their edits.
+        recorded = uow.pings.record_alone(
+            msg.sender.ref, lat, lon, msg.at, accuracy, source, version, sent_at, uow.updates, speed
+        )
+        if recorded is not None:
+            assert recorded.chat is not None
+            target = recorded.target
+            found = PersonGame(target.game_id, *recorded.chat, target.last_event_id)
+            turn.found_alone(found)
     if recorded is None:
-        return []  # not a player: a location in the group is just chat
+        in_chat = _record_in_chat(turn, lat, lon, accuracy, source, forwarded, version, sent_at)
+        if isinstance(in_chat, list):
+            return in_chat
+        recorded = in_chat
     if not recorded.stored:
         return []  # this version was stored already, or a newer one was: nothing changes
     target = recorded.target
@@ -149,6 +142,50 @@ def _record(
     if not isinstance(msg, LocationIn) or (not msg.live and turn.is_private):
         replies.append(turn.reply(turn.say("chat.pin_saved")))
     return replies
+
+
+def _record_in_chat(
+    turn: Turn,
+    lat: float,
+    lon: float,
+    accuracy: float | None,
+    source: str,
+    forwarded: bool,
+    version: str | None,
+    sent_at: datetime | None,
+) -> Recorded | list[Outbound]:
+    """Store the ping in the game of the message's chat (or the sender's chosen game): what
+    it recorded, or the replies when nothing is stored (no game; not a player; forwarded)."""
+    msg = turn.msg
+    try:
+        chat = turn.game_chat()
+    except GameUnclear:
+        raise  # asked which game, before anything is written (``routes.dispatch``)
+    except GameNotFound:
+        # In a group a location is just chat; in private it needs a game.
+        return [turn.reply(turn.say("chat.not_in_game"))] if turn.is_private else []
+    uow = turn.uow
+    if forwarded:
+        if uow.pings.target(chat, msg.sender.ref) is None:
+            return []  # not a player: a location in the group is just chat
+        edited = isinstance(msg, LocationIn) and msg.edited
+        return [] if edited else [turn.reply(turn.say("chat.forwarded_pin"))]
+    # The target and the insert in one statement (PostgreSQL): the hot path of live edits.
+    recorded = uow.pings.record(
+        chat,
+        msg.sender.ref,
+        lat,
+        lon,
+        msg.at,
+        accuracy,
+        source,
+        False,
+        version,
+        sent_at,
+        uow.updates,
+        speed_kmh=msg.speed_kmh if isinstance(msg, TrackerIn) else None,
+    )
+    return [] if recorded is None else recorded  # None: not a player, just chat
 
 
 def _station_advice(turn: Turn, state: GameState, lat: float, lon: float) -> list[Outbound]:
