@@ -7,13 +7,14 @@ and inserts new rows, updates changed ones and deletes removed ones. It never co
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, select
+from sqlalchemy import Connection, Float, Select, bindparam, select
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
@@ -27,6 +28,7 @@ from hideseek_chat.store.mapping import (
     state_rows,
 )
 from hideseek_chat.store.models import Base, ChatRow, GameRow
+from hideseek_chat.store.types import UTCDateTime
 
 
 class GameNotFound(LookupError):
@@ -178,53 +180,64 @@ _READ = {model: _read_statement(model) for model in STATE_TABLES}
 
 
 @lru_cache(maxsize=1)
-def _postgresql_read() -> tuple[str, list[tuple[type[Base], list[str], list[Any]]]]:
-    """Every state table's query as one text (to send in one round trip) and, per table,
-    its column names and types."""
-    dialect = postgresql.psycopg.dialect()
-    texts, shapes = [], []
-    for model, statement in _READ.items():
-        texts.append(str(statement.compile(dialect=dialect)))
-        columns = list(statement.selected_columns)
-        shapes.append((model, [c.name for c in columns], [c.type for c in columns]))
-    return ";\n".join(texts), shapes
+def _postgresql_read() -> tuple[str, list[tuple[type[Base], list[Any]]]]:
+    """Every state table's rows of some games as one statement (prepared once per
+    connection): one JSON array per table, each row an array of its columns in
+    ``column_keys`` order; and per table, its columns' types."""
+    quote = postgresql.psycopg.dialect().identifier_preparer.quote
+    parts, shapes = [], []
+    for model in _READ:
+        table = model.__table__.name  # type: ignore[attr-defined]
+        owner = "id" if model is GameRow else "game_id"
+        columns = [attr.columns[0] for attr in model.__mapper__.column_attrs]  # as _READ's
+        values = ", ".join(f"t.{quote(c.name)}" for c in columns)
+        parts.append(
+            f"(SELECT coalesce(json_agg(json_build_array({values})), '[]') "
+            f"FROM {quote(table)} AS t WHERE t.{owner} = ANY(%(games)s))"
+        )
+        shapes.append((model, [c.type for c in columns]))
+    return f"SELECT json_build_array({', '.join(parts)})", shapes
 
 
-#: per table, SQLAlchemy's result processors (aware UTC times, enums, numbers), made from
-#: the first result's type codes
-_PROCESSORS: dict[type[Base], list[Any]] = {}
+#: per table, how each column's JSON value becomes what SQLAlchemy would have returned
+_CONVERTERS: dict[type[Base], list[Any]] = {}
+
+
+def _converter(kind: Any, dialect: Any) -> Any:
+    """A JSON value of a column of type ``kind`` -> its Python value (None stays None)."""
+    if isinstance(kind, UTCDateTime):
+        return lambda v: None if v is None else datetime.fromisoformat(v).astimezone(UTC)
+    if isinstance(kind, Float):  # JSON writes 5.0 as 5
+        return lambda v: None if v is None else float(v)
+    processor = kind.dialect_impl(dialect).result_processor(dialect, None)
+    if processor is None:  # numbers, strings, booleans: JSON's own
+        return None
+    return lambda v: None if v is None else processor(v)
 
 
 def read_postgresql(connection: Connection, game_ids: Iterable[int]) -> dict[type[Base], list[Any]]:
-    """The rows of every state table of the games ``game_ids`` in one round trip (the
-    simple query protocol runs several statements at once; the game ids are ints, written
-    into the text), each row a list of its values in ``column_keys`` order."""
+    """The rows of every state table of the games ``game_ids`` in one round trip and one
+    prepared statement (JSON built by the database, decoded in C: one result instead of one
+    per table), each row a list of its values in ``column_keys`` order."""
     sql, shapes = _postgresql_read()
-    ids = ", ".join(str(int(game_id)) for game_id in game_ids)
     dialect = connection.dialect
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(sql.replace("= %(game)s::INTEGER", f"IN ({ids})"))
-        loaded: dict[type[Base], list[Any]] = {}
-        for index, (model, _names, types) in enumerate(shapes):
-            if index:
-                cursor.nextset()
-            processors = _PROCESSORS.get(model)
-            if processors is None:
-                codes = [column[1] for column in cursor.description]
-                processors = [
-                    kind.dialect_impl(dialect).result_processor(dialect, code)
-                    for kind, code in zip(types, codes, strict=True)
-                ]
-                _PROCESSORS[model] = processors
-            rows = []
-            for raw in cursor.fetchall():
-                pairs = zip(processors, raw, strict=True)
-                rows.append([v if p is None else p(v) for p, v in pairs])
-            loaded[model] = rows
-        return loaded
-    finally:
-        cursor.close()
+    driver: Any = connection.connection.driver_connection  # psycopg's: it prepares
+    with driver.cursor() as cursor:
+        cursor.execute(sql, {"games": [int(game_id) for game_id in game_ids]}, prepare=True)
+        (tables,) = cursor.fetchone()
+    if isinstance(tables, str):  # a connection without psycopg's JSON loader
+        tables = json.loads(tables)
+    loaded: dict[type[Base], list[Any]] = {}
+    for (model, types), rows in zip(shapes, tables, strict=True):
+        converters = _CONVERTERS.get(model)
+        if converters is None:
+            converters = _CONVERTERS[model] = [_converter(kind, dialect) for kind in types]
+        pairs = [(i, c) for i, c in enumerate(converters) if c is not None]
+        for row in rows:
+            for i, convert in pairs:
+                row[i] = convert(row[i])
+        loaded[model] = rows
+    return loaded
 
 
 def _game_columns(state: GameState) -> dict[str, Any]:

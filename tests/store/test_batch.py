@@ -44,7 +44,9 @@ def test_every_step_of_two_played_games_written_together_comes_back_equal(
         after = {ids[0]: first.state, ids[1]: second.state}
         _write(uow_factory, {gid: (before[gid], after[gid]) for gid in ids})
         with uow_factory() as uow:
-            assert read_states(uow.session, [*ids, 999_999]) == after  # a missing game: left out
+            read = read_states(uow.session, [*ids, 999_999])
+        assert read == after  # a missing game: left out
+        assert repr(read) == repr(after)  # the same types too: 5.0 not 5, times in UTC
         for game_id in ids:
             assert _orm(uow_factory, game_id) == after[game_id]
         before = after
