@@ -7,6 +7,7 @@ import copy
 import gc
 
 import pytest
+from sqlalchemy import text
 
 from hideseek_chat.rules.state import GameState
 from hideseek_chat.store import UnitOfWorkFactory
@@ -44,6 +45,8 @@ def test_every_step_of_two_played_games_written_together_comes_back_equal(
         after = {ids[0]: first.state, ids[1]: second.state}
         _write(uow_factory, {gid: (before[gid], after[gid]) for gid in ids})
         with uow_factory() as uow:
+            if uow.session.get_bind().dialect.name == "postgresql":  # times come back in UTC
+                uow.session.execute(text("SET LOCAL TimeZone = 'Asia/Kathmandu'"))
             read = read_states(uow.session, [*ids, 999_999])
         assert read == after  # a missing game: left out
         assert repr(read) == repr(after)  # the same types too: 5.0 not 5, times in UTC
