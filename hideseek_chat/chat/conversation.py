@@ -56,7 +56,7 @@ from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWork, UnitOfWorkF
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.sms import is_sms
-from hideseek_chat.store.trackers import Holder
+from hideseek_chat.store.trackers import ForgedToken, Holder
 from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 
 #: A process sending a game's outbox holds it this long (renewed as it goes); one that died
@@ -202,6 +202,9 @@ class Conversation:
             except (RuleViolation, ChatError, GameNotFound):
                 uow.rollback()  # nothing the ping could establish: it changes nothing
                 return []
+            except ForgedToken:
+                uow.rollback()
+                return None
             uow.commit()
         if applied:
             self.maybe_pending = True
@@ -246,7 +249,7 @@ class Conversation:
     ) -> tuple[list[Outbound] | None, bool]:
         """One ping in ``uow``: its replies (None: an unknown token) and whether it changed
         a game; the ids of the games it read are added to ``games``. A refusal raises."""
-        holder = uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at)
+        holder, recorded = pins.hear(uow, msg, hashed)  # the token checked, noted as heard
         if holder is None:
             return None, False
         if holder.games == 0:  # in no running game: nothing to record
@@ -262,6 +265,8 @@ class Conversation:
         if holder.games == 1 and holder.newest_chat is not None:
             turn.about(holder.newest_chat)
         try:
+            if recorded is not None:
+                return pins.tracked(turn, msg, recorded), bool(turn.applied)
             replies = routes.dispatch(turn)
         finally:
             if games is not None and turn.read_game_id is not None:

@@ -18,11 +18,25 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Boolean, Table, bindparam, delete, exists, false, func, literal, select, true
+from sqlalchemy import (
+    Boolean,
+    String,
+    Table,
+    bindparam,
+    delete,
+    exists,
+    false,
+    func,
+    literal,
+    select,
+    true,
+)
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 
 from hideseek_chat.rules.state import Phase
+from hideseek_chat.store import trackers
 from hideseek_chat.store.inbox import BEGIN_CTE, Inbox, Redelivered
 from hideseek_chat.store.models import ChatRow, EventRow, GameRow, PingRow, PlayerRow
 from hideseek_chat.store.rawrow import first_row
@@ -198,40 +212,52 @@ _FOUND = (
     .where(GameRow.id == _CURRENT_GAME, PlayerRow.ref == bindparam("ref"), PlayerRow.active)
     .cte("found")
 )
-# The player in the only unfinished game they play in (a ping in their private chat); no
-# row when they play in none or in several (then the chat layer asks which one it is).
-_ELSEWHERE_PLAYER, _ELSEWHERE_GAME = aliased(PlayerRow), aliased(GameRow)
-_UNFINISHED = (
-    select(func.count())
-    .select_from(_ELSEWHERE_PLAYER)
-    .join(_ELSEWHERE_GAME, _ELSEWHERE_GAME.id == _ELSEWHERE_PLAYER.game_id)
-    .where(
-        _ELSEWHERE_PLAYER.ref == bindparam("ref"),
-        _ELSEWHERE_PLAYER.active,
-        _ELSEWHERE_GAME.phase != Phase.GAME_OVER,
+def _found_alone(ref: Any, source: Any = None, *extra: Any) -> Any:
+    """The player ``ref`` in the only unfinished game they play in (a ping in their private
+    chat), with the game's chat key and title and the ``extra`` columns; no row when they
+    play in none or in several (then the chat layer asks which one it is). ``source`` is
+    where ``ref`` comes from, when it is a column."""
+    elsewhere_player, elsewhere_game = aliased(PlayerRow), aliased(GameRow)
+    unfinished = (
+        select(func.count())
+        .select_from(elsewhere_player)
+        .join(elsewhere_game, elsewhere_game.id == elsewhere_player.game_id)
+        .where(
+            elsewhere_player.ref == ref,
+            elsewhere_player.active,
+            elsewhere_game.phase != Phase.GAME_OVER,
+        )
+        .scalar_subquery()
     )
-    .scalar_subquery()
-)
-_FOUND_ALONE = (
-    _T_COLUMNS.add_columns(ChatRow.key.label("chat_key"), ChatRow.title.label("chat_title"))
-    .join_from(GameRow, PlayerRow, PlayerRow.game_id == GameRow.id)
-    .join(ChatRow, ChatRow.id == GameRow.chat_id)
-    .where(
-        PlayerRow.ref == bindparam("ref"),
-        PlayerRow.active,
-        GameRow.phase != Phase.GAME_OVER,
-        _UNFINISHED == 1,
+    found = _T_COLUMNS.add_columns(
+        ChatRow.key.label("chat_key"), ChatRow.title.label("chat_title"), *extra
     )
-    .cte("found")
-)
+    if source is not None:
+        found = found.select_from(source)
+    return (
+        found.join_from(GameRow, PlayerRow, PlayerRow.game_id == GameRow.id)
+        .join(ChatRow, ChatRow.id == GameRow.chat_id)
+        .where(
+            PlayerRow.ref == ref,
+            PlayerRow.active,
+            GameRow.phase != Phase.GAME_OVER,
+            unfinished == 1,
+        )
+        .cte("found")
+    )
 
 
-def _record_statement(found: Any, with_begin: bool) -> Any:
+_FOUND_ALONE = _found_alone(bindparam("ref"))
+
+
+def _record_statement(found: Any, with_begin: bool, *after: Any, source: Any = None) -> Any:
     """The one statement of ``record`` on PostgreSQL for the player ``found`` names;
     ``with_begin`` also writes the update's inbox row (``Inbox.defer``) and stores the ping
-    only when the update is new. Always one row: the begun inbox id (or None), the target,
-    the stored ping's id, the ping before, then the rest of ``found``'s columns; all None
-    when the person is not a player."""
+    only when the update is new. A column of ``found`` named as one of the ping's is
+    stored instead of its parameter. Always one row: the begun inbox id (or None), the
+    target, the stored ping's id, the ping before, the rest of ``found``'s columns, then
+    the ``after`` columns (of ``source``, a CTE of at most one row that ``found`` reads);
+    all None when the person is not a player."""
     condition = ~_newer(found.c.game_id, found.c.player_id)
     if with_begin:
         condition = condition & exists(select(BEGIN_CTE.c.id))
@@ -242,7 +268,12 @@ def _record_statement(found: Any, with_begin: bool) -> Any:
             select(
                 found.c.game_id,
                 found.c.player_id,
-                *(bindparam(name, type_=_PINGS.c[name].type) for name in _COLUMNS[2:]),
+                *(
+                    found.c[name]
+                    if name in found.c
+                    else bindparam(name, type_=_PINGS.c[name].type)
+                    for name in _COLUMNS[2:]
+                ),
             ).where(condition),
         )
         .on_conflict_do_nothing(index_elements=_VERSION)
@@ -259,14 +290,33 @@ def _record_statement(found: Any, with_begin: bool) -> Any:
     begun = select(BEGIN_CTE.c.id).scalar_subquery() if with_begin else literal(None)
     one = select(begun.label("begun_id")).subquery("one")
     target = ("game_id", "player_id", "phase", "last_event_id")
-    return select(
+    statement = select(
         one.c.begun_id,
         *(found.c[name] for name in target),
         select(stored.c.id).scalar_subquery().label("stored_id"),
         *(before.c[name] for name in _PING_COLUMNS),
         *(column for column in found.c if column.name not in target),
-    ).select_from(one.outerjoin(found, true()).outerjoin(before, true()))
+        *after,
+    )
+    joined = one if source is None else one.outerjoin(source, true())
+    return statement.select_from(joined.outerjoin(found, true()).outerjoin(before, true()))
 
+
+# A tracker app's ping (PostgreSQL): its token checked and noted as heard, its holder's game
+# found, the ping stored, in one statement; the holder's row (as ``Trackers.heard`` reads it)
+# comes last, for the holder of a token in several games or none.
+_HEARD = trackers.HEARD.cte("heard")
+_TRACKED = _record_statement(
+    _found_alone(
+        _HEARD.c.person_ref,
+        _HEARD,
+        (literal("trk:") + sql_cast(_HEARD.c.id, String)).label("message_ref"),
+    ),
+    False,
+    *_HEARD.c,
+    *trackers.games_of(_HEARD.c.person_ref),
+    source=_HEARD,
+)
 
 _RECORD = {
     (alone, begin): _record_statement(_FOUND_ALONE if alone else _FOUND, begin)
@@ -427,6 +477,45 @@ class Pings:
         }
         return self._record_in_one(True, values, inbox)
 
+    def record_tracked(
+        self,
+        hashed: str,
+        app: str,
+        heard_at: datetime,
+        lat: float,
+        lon: float,
+        at: datetime,
+        accuracy_m: float | None,
+        source: str,
+        sent_at: datetime | None,
+        speed_kmh: float | None = None,
+    ) -> tuple[tuple[Any, ...] | None, Recorded | None]:
+        """``Trackers.heard`` and ``record_alone`` in one statement (PostgreSQL only): the
+        live token hashed ``hashed`` noted as heard from ``app``, and the ping stored as its
+        holder's in their only unfinished game, versioned by the token (``trk:<id>``).
+        Returns the holder's row as ``heard`` reads it (None: no such live token, nothing
+        written) and what was recorded (None, nothing stored: the holder plays in no
+        unfinished game or in several)."""
+        values = {
+            "hashed": hashed,
+            "app": app[:16],
+            "heard_at": heard_at,
+            "lat": lat,
+            "lon": lon,
+            "accuracy_m": accuracy_m,
+            "source": source,
+            "forwarded": False,
+            "at": at,
+            "sent_at": sent_at,
+            "speed_kmh": speed_kmh,
+        }
+        row = first_row(self.session.connection(), _TRACKED, values)
+        assert row is not None  # always one row (``_record_statement``)
+        holder = tuple(row[-5:])
+        if holder[0] is None:
+            return None, None
+        return holder, self._recorded(row, values, (row[-8], row[-7]))
+
     def _record_in_one(
         self, alone: bool, values: dict[str, Any], inbox: Inbox | None
     ) -> Recorded | None:
@@ -437,26 +526,30 @@ class Pings:
         assert row is not None  # always one row (``_record_statement``)
         if inbox is not None and deferred is not None:
             inbox.begun(deferred["update_id"], row[0] is not None)
+        return self._recorded(row, values, (row[-2], row[-1]) if alone else None)
+
+    def _recorded(
+        self, row: Any, values: dict[str, Any], chat: tuple[str, str | None] | None
+    ) -> Recorded | None:
+        """What a ``_record_statement`` row says was recorded; the new ping and the one
+        before it are remembered for this unit of work's reads."""
         game_id, player_id, phase, last_event_id, stored_id = row[1:6]
         if game_id is None:
             return None
         target = PingTarget(game_id, player_id, phase, last_event_id)
-        chat = (row[-2], row[-1]) if alone else None
         if stored_id is None:
             self._recent.pop((game_id, player_id), None)
             return Recorded(target, False, chat)
-        lat, lon, accuracy_m = values["lat"], values["lon"], values["accuracy_m"]
-        source, forwarded, at = values["source"], values["forwarded"], values["at"]
         new = Ping(
             stored_id,
             game_id,
             player_id,
-            lat,
-            lon,
-            accuracy_m,
-            source,
-            forwarded,
-            at,
+            values["lat"],
+            values["lon"],
+            values["accuracy_m"],
+            values["source"],
+            values["forwarded"],
+            values["at"],
             values["speed_kmh"],
         )
         before = row[6 : 6 + len(_PING_COLUMNS)]

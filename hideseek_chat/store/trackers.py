@@ -59,6 +59,11 @@ class Holder:
     newest_chat: str | None = None
 
 
+class ForgedToken(Exception):
+    """A token's row was found by a looser match than its hash (a collation): nothing that
+    was written with it may stay."""
+
+
 class Trackers:
     """Tracker tokens inside a unit of work (``uow.trackers``)."""
 
@@ -105,7 +110,7 @@ class Trackers:
     def holder(self, hashed: str) -> Holder | None:
         """Whose live token has the hash ``hashed``; None for an unknown or revoked one."""
         row = self.session.connection().execute(_HOLDER, {"hashed": hashed}).first()
-        return _checked(row, hashed)
+        return checked(row, hashed)
 
     def heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
         """Note that ``app`` was heard at ``at`` with the live token hashed ``hashed`` and
@@ -115,18 +120,18 @@ class Trackers:
         connection = self.session.connection()
         values = {"hashed": hashed, "app": app[:16], "at": at}
         if connection.dialect.name == "postgresql":
-            return _checked(first_row(connection, _HEARD_WITH_GAMES, values), hashed)
+            return checked(first_row(connection, _HEARD_WITH_GAMES, values), hashed)
         who = connection.execute(_HEARD, values).first()
         if who is None:
             return None
         games = connection.execute(_GAMES_OF, {"ref": who[1]}).one()
-        return _checked((*who, *games), hashed)
+        return checked((*who, *games), hashed)
 
 
 _TOKENS = cast(Table, TrackerRow.__table__)
 
 
-def _games_of(ref: ColumnElement[str]) -> tuple[ColumnElement[int], ColumnElement[str]]:
+def games_of(ref: ColumnElement[str]) -> tuple[ColumnElement[int], ColumnElement[str]]:
     """How many unfinished games ``ref`` plays in (``Chats.games_of``'s), and the newest
     one's group: so the ping of someone in one game needs no query to find it."""
     plays = (PlayerRow.ref == ref, PlayerRow.active, GameRow.phase != Phase.GAME_OVER)
@@ -150,21 +155,29 @@ def _games_of(ref: ColumnElement[str]) -> tuple[ColumnElement[int], ColumnElemen
 
 _LIVE = (_TOKENS.c.token_hash == bindparam("hashed"), _TOKENS.c.revoked_at.is_(None))
 _WHO = (_TOKENS.c.id, _TOKENS.c.person_ref, _TOKENS.c.token_hash)
-_HOLDER = select(*_WHO, *_games_of(_TOKENS.c.person_ref)).where(*_LIVE)
+_HOLDER = select(*_WHO, *games_of(_TOKENS.c.person_ref)).where(*_LIVE)
 _HEARD = (
     update(_TOKENS)
     .where(*_LIVE)
     .values(last_app=bindparam("app"), last_heard_at=bindparam("at"))
     .returning(*_WHO)
 )
+#: The same, its time named ``heard_at`` (for a statement that also stores the ping, which
+#: has its own ``at``: ``Pings.record_tracked``).
+HEARD = (
+    update(_TOKENS)
+    .where(*_LIVE)
+    .values(last_app=bindparam("app"), last_heard_at=bindparam("heard_at"))
+    .returning(*_WHO)
+)
 # PostgreSQL: the update and the holder's games in one round trip.
 _HEARD_CTE = _HEARD.cte("heard")
-_HEARD_WITH_GAMES = select(*_HEARD_CTE.c, *_games_of(_HEARD_CTE.c.person_ref))
+_HEARD_WITH_GAMES = select(*_HEARD_CTE.c, *games_of(_HEARD_CTE.c.person_ref))
 # Elsewhere (SQLite cannot update in a WITH), the games after the update.
-_GAMES_OF = select(*_games_of(bindparam("ref", type_=String())))
+_GAMES_OF = select(*games_of(bindparam("ref", type_=String())))
 
 
-def _checked(row: Sequence[Any] | None, hashed: str) -> Holder | None:
+def checked(row: Sequence[Any] | None, hashed: str) -> Holder | None:
     """The holder of a row found by its hash, the hashes compared in constant time (the
     index lookup found it; the comparison keeps a collation from matching loosely)."""
     if row is None:

@@ -13,16 +13,19 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
+from sqlalchemy import Engine, event
 
-from hideseek_chat.chat import routes
 from hideseek_chat.chat.drive import Capabilities, Driver
+from hideseek_chat.chat.handlers import pins
 from hideseek_chat.chat.model import ChatKind, Outbound, Sender, TrackerIn
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.console.table import Table
 from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.pings import Recorded
 from hideseek_chat.store.trackers import token_hash
 from hideseek_chat.web.trackers import DriverIngest
 from tests.chat.play import SEEKERS_START, begin
+from tests.chat.test_play_two_games import FIRST, SECOND, game_id_in, pings_in, two_games
 from tests.web.trackers_server import token_of, tracker_table
 
 FAILING_LAT = 12.345
@@ -86,14 +89,14 @@ def test_a_ping_that_fails_sinks_nothing_else(
     uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table, (s1, s2), (first, second) = seekers_with_trackers(uow_factory)
-    dispatch = routes.dispatch
+    after_record = pins._after_record  # what every stored ping goes through
 
-    def failing(turn: Turn) -> list[Outbound]:
-        if getattr(turn.msg, "lat", None) == FAILING_LAT:
+    def failing(turn: Turn, recorded: Recorded, lat: float, lon: float) -> list[Outbound]:
+        if lat == FAILING_LAT:
             raise RuntimeError("broken handler")
-        return dispatch(turn)
+        return after_record(turn, recorded, lat, lon)
 
-    monkeypatch.setattr(routes, "dispatch", failing)
+    monkeypatch.setattr(pins, "_after_record", failing)
     answers = table.conversation.handle_trackers(
         [(ping(table.now), first), (ping(table.now, FAILING_LAT), second)]
     )
@@ -151,3 +154,72 @@ def test_waiting_pings_go_together_and_each_request_hears_its_own_outcome() -> N
     assert outcomes[:3] == [True, True, True]
     assert isinstance(outcomes[3], RuntimeError)
     assert outcomes[4:] == [True, False, True]
+
+
+def test_a_ping_is_one_statement_with_its_token_on_postgresql(
+    uow_factory: UnitOfWorkFactory, engine: Engine
+) -> None:
+    """The token's check, its last-heard note and the ping go in one statement when the
+    holder plays in one game (``Pings.record_tracked``); the ping is stored once, and a
+    revoked token stores nothing."""
+    table, (s1, _), (first, _) = seekers_with_trackers(uow_factory)
+    conversation = table.conversation
+    assert conversation.handle_tracker(ping(table.now), first) == []  # the state is cached
+    statements: list[str] = []
+
+    def count(_c: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    later = table.now + timedelta(seconds=5)
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        assert conversation.handle_tracker(ping(later), first) == []
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    if engine.dialect.name == "postgresql":
+        assert len(statements) == 1, statements
+    assert conversation.handle_tracker(ping(later), first) == []  # the same fix again
+    assert stored(uow_factory, table, s1) == 2
+    with uow_factory() as uow:
+        tracker = uow.trackers.active(table.people[s1.lower()].ref)
+    assert tracker is not None and tracker.last_heard_at == later
+    table.send(s1, "/tracker off", private=True)
+    assert conversation.handle_tracker(ping(later + timedelta(seconds=5)), first) is None
+    assert stored(uow_factory, table, s1) == 2
+
+
+def test_a_token_found_by_a_looser_match_than_its_hash_writes_nothing(
+    uow_factory: UnitOfWorkFactory, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were the database to find a token's row by a loose match (a collation), the hashes'
+    comparison refuses it and what the statement wrote is rolled back."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("the token and the ping share a statement on PostgreSQL only")
+    table, (s1, _), (first, _) = seekers_with_trackers(uow_factory)
+    monkeypatch.setattr(pins, "checked", lambda row, hashed: None)
+    assert table.conversation.handle_tracker(ping(table.now), first) is None
+    assert stored(uow_factory, table, s1) == 0
+    with uow_factory() as uow:
+        tracker = uow.trackers.active(table.people[s1.lower()].ref)
+    assert tracker is not None and tracker.last_heard_at is None
+
+
+def test_a_holder_in_two_games_feeds_the_newest_unless_they_chose(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Someone in two games: their tracker feeds the game their private messages are about
+    (the newest, unless they chose one), never both."""
+    table = tracker_table(uow_factory, 9)
+    table.person("Dave")
+    table.person("Erin")
+    two_games(table)
+    hashed = token_hash(token_of(table, "Alice"))
+    conversation = table.conversation
+    assert conversation.handle_tracker(ping(table.now), hashed) == []
+    assert (pings_in(uow_factory, FIRST), pings_in(uow_factory, SECOND)) == (0, 1)
+    game_id = game_id_in(uow_factory, FIRST)
+    with uow_factory() as uow:
+        uow.chats.choose_game(table.people["alice"].ref, game_id)
+        uow.commit()
+    assert conversation.handle_tracker(ping(table.now + timedelta(seconds=5)), hashed) == []
+    assert (pings_in(uow_factory, FIRST), pings_in(uow_factory, SECOND)) == (1, 1)

@@ -38,6 +38,8 @@ from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound
 from hideseek_chat.store.chats import PersonGame
 from hideseek_chat.store.pings import Recorded
+from hideseek_chat.store.trackers import ForgedToken, Holder, checked
+from hideseek_chat.store.uow import UnitOfWork
 
 
 def carries_begin(msg: Inbound) -> bool:
@@ -71,12 +73,55 @@ def tracker(turn: Turn, msg: TrackerIn) -> list[Outbound]:
         turn.follow(turn.person_games()[0].game_id)
     except GameNotFound:
         return []
+    if not is_on_earth(msg):
+        return []
+    return _record(turn, msg.lat, msg.lon, msg.accuracy_m, tracker_source(msg), False)
+
+
+def is_on_earth(msg: LocationIn) -> bool:
+    """Whether ``msg``'s position is one a phone could send (on Earth, a sane accuracy)."""
     try:
         Pin(msg.lat, msg.lon, msg.at, msg.accuracy_m)
     except PinRejected:
-        return []
-    source = f"{pins.TRACKER}:{msg.app}" if msg.app else pins.TRACKER
-    return _record(turn, msg.lat, msg.lon, msg.accuracy_m, source, False)
+        return False
+    return True
+
+
+def tracker_source(msg: TrackerIn) -> str:
+    """What a tracker ping's pin records as its source: the tracker and its app."""
+    return f"{pins.TRACKER}:{msg.app}" if msg.app else pins.TRACKER
+
+
+def hear(uow: UnitOfWork, msg: TrackerIn, hashed: str) -> tuple[Holder | None, Recorded | None]:
+    """Check a tracker ping's token (hashed ``hashed``) and note its app as heard: whose it
+    is (None: no live token, nothing written) and, on PostgreSQL when its holder plays in
+    one unfinished game, the ping stored in the same statement (else None: ``tracker``
+    stores it). Raise ``ForgedToken`` when the token was found by a looser match than its
+    hash (the caller rolls back what the statement wrote)."""
+    if uow.session.get_bind().dialect.name != "postgresql" or not is_on_earth(msg):
+        return uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at), None
+    row, recorded = uow.pings.record_tracked(
+        hashed,
+        msg.app,
+        msg.sent_at or msg.at,
+        msg.lat,
+        msg.lon,
+        msg.at,
+        msg.accuracy_m,
+        tracker_source(msg),
+        msg.sent_at,
+        msg.speed_kmh,
+    )
+    holder = checked(row, hashed)
+    if row is not None and holder is None:
+        raise ForgedToken(hashed)
+    return holder, recorded
+
+
+def tracked(turn: Turn, msg: TrackerIn, recorded: Recorded) -> list[Outbound]:
+    """A tracker's ping that ``Pings.record_tracked`` stored already (with its token's
+    check): what it establishes, as ``tracker`` would after storing it."""
+    return _after_record(turn, recorded, msg.lat, msg.lon)
 
 
 def text(turn: Turn, msg: TextIn) -> list[Outbound]:
@@ -116,6 +161,13 @@ def _record(
         if isinstance(in_chat, list):
             return in_chat
         recorded = in_chat
+    return _after_record(turn, recorded, lat, lon)
+
+
+def _after_record(turn: Turn, recorded: Recorded, lat: float, lon: float) -> list[Outbound]:
+    """What a recorded pin establishes, and the replies to it."""
+    msg = turn.msg
+    uow = turn.uow
     if not recorded.stored:
         return []  # this version was stored already, or a newer one was: nothing changes
     target = recorded.target
