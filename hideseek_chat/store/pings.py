@@ -514,7 +514,7 @@ class Pings:
         holder = tuple(row[-5:])
         if holder[0] is None:
             return None, None
-        return holder, self._recorded(row, values, (row[-8], row[-7]))
+        return holder, self._recorded(row, values, None)  # the holder's row names the chat
 
     def _record_in_one(
         self, alone: bool, values: dict[str, Any], inbox: Inbox | None

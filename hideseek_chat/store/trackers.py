@@ -114,18 +114,24 @@ class Trackers:
 
     def heard(self, hashed: str, app: str, at: datetime) -> Holder | None:
         """Note that ``app`` was heard at ``at`` with the live token hashed ``hashed`` and
-        return whose it is; None (nothing written) for an unknown or revoked token.
+        return whose it is; None (nothing written) for an unknown or revoked token. Raise
+        ``ForgedToken`` when the row was found by a looser match than its hash: the caller
+        rolls back the note.
 
         Every tracker ping runs it: prebuilt Core statements, one on PostgreSQL."""
         connection = self.session.connection()
         values = {"hashed": hashed, "app": app[:16], "at": at}
         if connection.dialect.name == "postgresql":
-            return checked(first_row(connection, _HEARD_WITH_GAMES, values), hashed)
-        who = connection.execute(_HEARD, values).first()
-        if who is None:
-            return None
-        games = connection.execute(_GAMES_OF, {"ref": who[1]}).one()
-        return checked((*who, *games), hashed)
+            row = first_row(connection, _HEARD_WITH_GAMES, values)
+        else:
+            who = connection.execute(_HEARD, values).first()
+            if who is None:
+                return None
+            row = (*who, *connection.execute(_GAMES_OF, {"ref": who[1]}).one())
+        holder = checked(row, hashed)
+        if row is not None and holder is None:
+            raise ForgedToken(hashed)
+        return holder
 
 
 _TOKENS = cast(Table, TrackerRow.__table__)

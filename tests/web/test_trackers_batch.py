@@ -13,14 +13,15 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, select
 
 from hideseek_chat.chat.drive import Capabilities, Driver
 from hideseek_chat.chat.handlers import pins
 from hideseek_chat.chat.model import ChatKind, Outbound, Sender, TrackerIn
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.console.table import Table
-from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store import UnitOfWorkFactory, trackers
+from hideseek_chat.store.models import PingRow
 from hideseek_chat.store.pings import Recorded
 from hideseek_chat.store.trackers import token_hash
 from hideseek_chat.web.trackers import DriverIngest
@@ -182,21 +183,22 @@ def test_a_ping_is_one_statement_with_its_token_on_postgresql(
     assert stored(uow_factory, table, s1) == 2
     with uow_factory() as uow:
         tracker = uow.trackers.active(table.people[s1.lower()].ref)
+        versions = set(uow.session.scalars(select(PingRow.message_ref)))
     assert tracker is not None and tracker.last_heard_at == later
+    assert f"trk:{tracker.id}" in versions  # a device's fixes are versions of one "message"
     table.send(s1, "/tracker off", private=True)
     assert conversation.handle_tracker(ping(later + timedelta(seconds=5)), first) is None
     assert stored(uow_factory, table, s1) == 2
 
 
 def test_a_token_found_by_a_looser_match_than_its_hash_writes_nothing(
-    uow_factory: UnitOfWorkFactory, engine: Engine, monkeypatch: pytest.MonkeyPatch
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Were the database to find a token's row by a loose match (a collation), the hashes'
     comparison refuses it and what the statement wrote is rolled back."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("the token and the ping share a statement on PostgreSQL only")
     table, (s1, _), (first, _) = seekers_with_trackers(uow_factory)
-    monkeypatch.setattr(pins, "checked", lambda row, hashed: None)
+    monkeypatch.setattr(pins, "checked", lambda row, hashed: None)  # the one statement's
+    monkeypatch.setattr(trackers, "checked", lambda row, hashed: None)  # Trackers.heard's
     assert table.conversation.handle_tracker(ping(table.now), first) is None
     assert stored(uow_factory, table, s1) == 0
     with uow_factory() as uow:
