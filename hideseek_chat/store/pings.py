@@ -174,6 +174,7 @@ _BEFORE_AT = (
 
 
 _PING_COLUMNS = [c.name for c in _LAST.selected_columns]
+_NEW_PING = _PING_COLUMNS[3:]  # a stored ping's fields after its ids, from its values
 # Every player's newest ping in a game, in one statement (the newest has the highest id):
 # one index probe a player of the game, not a pass over every ping the game ever had.
 _PLAYER_NEWEST = (
@@ -540,18 +541,7 @@ class Pings:
         if stored_id is None:
             self._recent.pop((game_id, player_id), None)
             return Recorded(target, False, chat)
-        new = Ping(
-            stored_id,
-            game_id,
-            player_id,
-            values["lat"],
-            values["lon"],
-            values["accuracy_m"],
-            values["source"],
-            values["forwarded"],
-            values["at"],
-            values["speed_kmh"],
-        )
+        new = Ping(stored_id, game_id, player_id, *(values[name] for name in _NEW_PING))
         before = row[6 : 6 + len(_PING_COLUMNS)]
         if before[0] is None:
             self._recent[(game_id, player_id)] = ([new], True)  # their first ping
