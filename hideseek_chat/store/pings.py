@@ -326,6 +326,29 @@ _RECORD = {
 }
 
 
+def _ping_values(
+    lat: float,
+    lon: float,
+    at: datetime,
+    accuracy_m: float | None,
+    source: str,
+    forwarded: bool,
+    sent_at: datetime | None,
+    speed_kmh: float | None,
+) -> dict[str, Any]:
+    """A ping's own values for a statement's parameters (its ids and version aside)."""
+    return {
+        "lat": lat,
+        "lon": lon,
+        "accuracy_m": accuracy_m,
+        "source": source,
+        "forwarded": forwarded,
+        "at": at,
+        "sent_at": sent_at,
+        "speed_kmh": speed_kmh,
+    }
+
+
 @dataclass(frozen=True)
 class Recorded:
     """What ``record`` found and did: whose ping, and whether it was stored."""
@@ -372,15 +395,8 @@ class Pings:
             {
                 "game_id": game_id,
                 "player_id": player_id,
-                "lat": lat,
-                "lon": lon,
-                "accuracy_m": accuracy_m,
-                "source": source,
-                "forwarded": forwarded,
-                "at": at,
                 "message_ref": message_ref,
-                "sent_at": sent_at,
-                "speed_kmh": speed_kmh,
+                **_ping_values(lat, lon, at, accuracy_m, source, forwarded, sent_at, speed_kmh),
             },
         )
         return inserted.first() is not None
@@ -432,15 +448,8 @@ class Pings:
         values = {
             "chat": chat_key,
             "ref": player_ref,
-            "lat": lat,
-            "lon": lon,
-            "accuracy_m": accuracy_m,
-            "source": source,
-            "forwarded": forwarded,
-            "at": at,
             "message_ref": message_ref,
-            "sent_at": sent_at,
-            "speed_kmh": speed_kmh,
+            **_ping_values(lat, lon, at, accuracy_m, source, forwarded, sent_at, speed_kmh),
         }
         return self._record_in_one(False, values, inbox)
 
@@ -466,15 +475,8 @@ class Pings:
             return None
         values = {
             "ref": player_ref,
-            "lat": lat,
-            "lon": lon,
-            "accuracy_m": accuracy_m,
-            "source": source,
-            "forwarded": False,
-            "at": at,
             "message_ref": message_ref,
-            "sent_at": sent_at,
-            "speed_kmh": speed_kmh,
+            **_ping_values(lat, lon, at, accuracy_m, source, False, sent_at, speed_kmh),
         }
         return self._record_in_one(True, values, inbox)
 
@@ -490,32 +492,28 @@ class Pings:
         source: str,
         sent_at: datetime | None,
         speed_kmh: float | None = None,
-    ) -> tuple[tuple[Any, ...] | None, Recorded | None]:
-        """``Trackers.heard`` and ``record_alone`` in one statement (PostgreSQL only): the
-        live token hashed ``hashed`` noted as heard from ``app``, and the ping stored as its
+    ) -> tuple[trackers.Holder | None, Recorded | None]:
+        """``Trackers.heard`` and ``record_alone`` in one statement on PostgreSQL: the live
+        token hashed ``hashed`` noted as heard from ``app``, and the ping stored as its
         holder's in their only unfinished game, versioned by the token (``trk:<id>``).
-        Returns the holder's row as ``heard`` reads it (None: no such live token, nothing
-        written) and what was recorded (None, nothing stored: the holder plays in no
-        unfinished game or in several)."""
+        Returns the holder (None: no such live token, nothing written) and what was
+        recorded (None, nothing stored: the holder plays in no unfinished game or in
+        several, or off PostgreSQL, where only ``heard`` runs). ``ForgedToken`` as
+        ``heard``."""
+        if self.session.get_bind().dialect.name != "postgresql":
+            return trackers.Trackers(self.session).heard(hashed, app, heard_at), None
         values = {
             "hashed": hashed,
             "app": app[:16],
             "heard_at": heard_at,
-            "lat": lat,
-            "lon": lon,
-            "accuracy_m": accuracy_m,
-            "source": source,
-            "forwarded": False,
-            "at": at,
-            "sent_at": sent_at,
-            "speed_kmh": speed_kmh,
+            **_ping_values(lat, lon, at, accuracy_m, source, False, sent_at, speed_kmh),
         }
         row = first_row(self.session.connection(), _TRACKED, values)
         assert row is not None  # always one row (``_record_statement``)
-        holder = tuple(row[-5:])
-        if holder[0] is None:
+        holder = trackers.verified(row[-5:] if row[-5] is not None else None, hashed)
+        if holder is None:
             return None, None
-        return holder, self._recorded(row, values, None)  # the holder's row names the chat
+        return holder, self._recorded(row, values, None)  # the holder names the chat
 
     def _record_in_one(
         self, alone: bool, values: dict[str, Any], inbox: Inbox | None

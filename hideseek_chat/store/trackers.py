@@ -128,10 +128,7 @@ class Trackers:
             if who is None:
                 return None
             row = (*who, *connection.execute(_GAMES_OF, {"ref": who[1]}).one())
-        holder = checked(row, hashed)
-        if row is not None and holder is None:
-            raise ForgedToken(hashed)
-        return holder
+        return verified(row, hashed)
 
 
 _TOKENS = cast(Table, TrackerRow.__table__)
@@ -181,6 +178,15 @@ _HEARD_CTE = _HEARD.cte("heard")
 _HEARD_WITH_GAMES = select(*_HEARD_CTE.c, *games_of(_HEARD_CTE.c.person_ref))
 # Elsewhere (SQLite cannot update in a WITH), the games after the update.
 _GAMES_OF = select(*games_of(bindparam("ref", type_=String())))
+
+
+def verified(row: Sequence[Any] | None, hashed: str) -> Holder | None:
+    """``checked`` for a row something was written with: raise ``ForgedToken`` when the
+    hashes differ (the caller rolls back), None only when there is no row."""
+    holder = checked(row, hashed)
+    if row is not None and holder is None:
+        raise ForgedToken(hashed)
+    return holder
 
 
 def checked(row: Sequence[Any] | None, hashed: str) -> Holder | None:

@@ -197,8 +197,7 @@ def test_a_token_found_by_a_looser_match_than_its_hash_writes_nothing(
     """Were the database to find a token's row by a loose match (a collation), the hashes'
     comparison refuses it and what the statement wrote is rolled back."""
     table, (s1, _), (first, _) = seekers_with_trackers(uow_factory)
-    monkeypatch.setattr(pins, "checked", lambda row, hashed: None)  # the one statement's
-    monkeypatch.setattr(trackers, "checked", lambda row, hashed: None)  # Trackers.heard's
+    monkeypatch.setattr(trackers, "checked", lambda row, hashed: None)
     assert table.conversation.handle_tracker(ping(table.now), first) is None
     assert stored(uow_factory, table, s1) == 0
     with uow_factory() as uow:

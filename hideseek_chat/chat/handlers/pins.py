@@ -38,7 +38,7 @@ from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound
 from hideseek_chat.store.chats import PersonGame
 from hideseek_chat.store.pings import Recorded
-from hideseek_chat.store.trackers import ForgedToken, Holder, checked
+from hideseek_chat.store.trackers import Holder
 from hideseek_chat.store.uow import UnitOfWork
 
 
@@ -53,9 +53,7 @@ def location(turn: Turn, msg: LocationIn) -> list[Outbound]:
     if msg.live_ended:
         _live_ended(turn)
         return []
-    try:
-        Pin(msg.lat, msg.lon, msg.at, msg.accuracy_m)  # on Earth, with a sane accuracy
-    except PinRejected:
+    if not is_on_earth(msg):
         # No phone sends this: a forged or broken update. Said once in private, never for
         # each edit of a live location, and a group hears nothing of it.
         return [turn.reply(turn.say("chat.bad_pin"))] if turn.is_private and not msg.edited else []
@@ -98,9 +96,9 @@ def hear(uow: UnitOfWork, msg: TrackerIn, hashed: str) -> tuple[Holder | None, R
     one unfinished game, the ping stored in the same statement (else None: ``tracker``
     stores it). Raise ``ForgedToken`` when the token was found by a looser match than its
     hash (the caller rolls back what the statement wrote)."""
-    if uow.session.get_bind().dialect.name != "postgresql" or not is_on_earth(msg):
+    if not is_on_earth(msg):  # heard, and nothing to store
         return uow.trackers.heard(hashed, msg.app, msg.sent_at or msg.at), None
-    row, recorded = uow.pings.record_tracked(
+    return uow.pings.record_tracked(
         hashed,
         msg.app,
         msg.sent_at or msg.at,
@@ -112,10 +110,6 @@ def hear(uow: UnitOfWork, msg: TrackerIn, hashed: str) -> tuple[Holder | None, R
         msg.sent_at,
         msg.speed_kmh,
     )
-    holder = checked(row, hashed)
-    if row is not None and holder is None:
-        raise ForgedToken(hashed)
-    return holder, recorded
 
 
 def tracked(turn: Turn, msg: TrackerIn, recorded: Recorded) -> list[Outbound]:
