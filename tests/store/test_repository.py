@@ -56,6 +56,31 @@ def test_every_state_of_a_played_game_comes_back_equal(
         assert _get(uow_factory, game_id) == step.state
 
 
+def test_a_game_read_alone_is_not_planned_again_on_each_read(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A prepared read PostgreSQL plans again each time costs it more than running it (a
+    restarted bot reads a state on each game's first edit): after the first few reads
+    it must run on its generic plan."""
+    script = play(0, steps=40)
+    game_id = start(uow_factory, script)
+    with uow_factory() as uow:
+        if uow.session.get_bind().dialect.name != "postgresql":
+            pytest.skip("plans of prepared statements are PostgreSQL's")
+        uow.session.execute(text("DEALLOCATE ALL"))  # this connection's earlier statements
+        for _ in range(12):
+            assert uow.games.read(game_id) == script.initial
+        plans = uow.session.execute(
+            text(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                " WHERE statement LIKE 'SELECT json_build_array(%'"
+            )
+        ).all()
+    assert len(plans) == 1
+    generic, custom = plans[0]
+    assert generic >= 6 and custom <= 6
+
+
 def _rich_state() -> GameState:
     script = play(4, steps=60)
     state = copy.deepcopy(next(s.state for s in script.steps if s.state.rounds))
