@@ -12,7 +12,7 @@ from sqlalchemy import Engine, event, func, insert, select, text
 from hideseek_chat.rules import Size, load_ruleset, new_game
 from hideseek_chat.rules.events import PlayerJoined
 from hideseek_chat.store import handle, start_game
-from hideseek_chat.store import pings as store_pings
+from hideseek_chat.store import ping_sql
 from hideseek_chat.store.models import OutboxRow, PingRow
 from hideseek_chat.store.rawrow import _compile
 from hideseek_chat.store.uow import UnitOfWorkFactory
@@ -169,9 +169,9 @@ def test_a_long_history_is_read_through_the_player_index(
     game_id, (first, _, silent) = games[0]
     early = START + timedelta(minutes=5)
     reads: dict[str, tuple[Any, dict[str, Any]]] = {
-        "last": (store_pings._LAST, {"game": game_id, "player": silent, "n": 2}),
-        "before": (store_pings._BEFORE_AT, {"game": game_id, "player": first, "at": early}),
-        "newest": (store_pings._NEWEST["postgresql"], {"game": game_id}),
+        "last": (ping_sql.LAST, {"game": game_id, "player": silent, "n": 2}),
+        "before": (ping_sql.BEFORE_AT, {"game": game_id, "player": first, "at": early}),
+        "newest": (ping_sql.NEWEST["postgresql"], {"game": game_id}),
     }
     with engine.connect() as connection:
         cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
@@ -184,7 +184,7 @@ def test_a_long_history_is_read_through_the_player_index(
             plan = "\n".join(row[0] for row in cursor.fetchall())
             assert "ix_location_pings_game_id_player_id_id" in plan, (name, plan)
             assert "pk_location_pings" not in plan, (name, plan)
-        insert_ping = _compile(store_pings._INSERT["postgresql"], engine.dialect)
+        insert_ping = _compile(ping_sql.INSERT["postgresql"], engine.dialect)
         params = insert_ping.construct(
             {**rows[0], "player_id": first, "accuracy_m": None, "speed_kmh": None}
         )
