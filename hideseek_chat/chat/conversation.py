@@ -411,7 +411,7 @@ class Conversation:
                 assert isinstance(decision, Notify)
                 with self.uow_factory() as uow:
                     if message.game_id not in states:
-                        states[message.game_id] = uow.games.get(message.game_id)
+                        states[message.game_id] = uow.games.read(message.game_id)
                     state = states[message.game_id]
                     actions = outbox.render(services, uow, message, decision, state, now)
                 deliveries.append(Delivery(message.id, tuple(actions)))
@@ -424,7 +424,7 @@ class Conversation:
             self._found_quiet(news)
         for chat in sorted(status_chats):
             with self.uow_factory() as uow:
-                loaded = uow.games.for_chat(chat)
+                loaded = uow.games.read_chat(chat)
                 if loaded is None or loaded.state.phase == Phase.SETUP:
                     continue
                 fmt = services.formatter(uow, chat, loaded.state, now=now)
@@ -459,7 +459,7 @@ class Conversation:
             if chat is None:
                 uow.commit()
                 return []
-            loaded = uow.games.for_chat(chat)
+            loaded = uow.games.read_chat(chat)
             state = loaded.state if loaded else None
             fmt = self.services.formatter(uow, chat, state)
             player = state.player_by_ref(ref) if state else None

@@ -66,7 +66,7 @@ def check(uow_factory: UnitOfWorkFactory, now: datetime) -> bool:
     news = False
     for game_id in game_ids:
         with uow_factory() as uow:
-            state = uow.games.get(game_id)
+            state = uow.games.read(game_id)
             notices = quiet_notices(uow, game_id, state, now)
             if notices:
                 current = state.current_round

@@ -94,7 +94,7 @@ def _nothing(services: Services, job: PictureJob, now: datetime) -> None:
 
 def _current(uow: UnitOfWork, job: PictureJob) -> tuple[bool, int | None]:
     """Whether the job's round is still played, and its number."""
-    state = uow.games.get(job.game_id)
+    state = uow.games.read(job.game_id)
     current = state.current_round
     if current is None or state.phase not in SEEKING_PHASES:
         return False, None
@@ -105,7 +105,7 @@ def _current(uow: UnitOfWork, job: PictureJob) -> tuple[bool, int | None]:
 
 def _seekers(services: Services, job: PictureJob, clock: Clock) -> None:
     with services.uow_factory() as uow:
-        state = uow.games.get(job.game_id)
+        state = uow.games.read(job.game_id)
         playing, round_number = _current(uow, job)
         view = None
         if playing:
@@ -127,7 +127,7 @@ def _seekers(services: Services, job: PictureJob, clock: Clock) -> None:
 
 def _zone(services: Services, job: PictureJob, clock: Clock) -> None:
     with services.uow_factory() as uow:
-        state = uow.games.get(job.game_id)
+        state = uow.games.read(job.game_id)
         playing, round_number = _current(uow, job)
         current = state.current_round
         zone = current.zone if playing and current is not None else None

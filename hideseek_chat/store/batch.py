@@ -32,8 +32,8 @@ from hideseek_chat.store.mapping import (
     state_rows,
 )
 from hideseek_chat.store.models import Base, EventRow, GameRow, OutboxRow
-from hideseek_chat.store.repository import read_postgresql
 from hideseek_chat.store.serialize import encode_event
+from hideseek_chat.store.state_read import read_postgresql
 
 
 def _table(model: type[Base]) -> Table:

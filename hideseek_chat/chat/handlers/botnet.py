@@ -484,7 +484,7 @@ def _target(args: tuple[str, ...]) -> str | None:
 
 def _game_pair(uow: UnitOfWork, msg: Inbound) -> list[tuple[str, str]] | None:
     """The sender and the other player when the group's game has exactly two players."""
-    loaded = uow.games.for_chat(msg.chat)
+    loaded = uow.games.read_chat(msg.chat)
     if loaded is None:
         return None
     players = [p for p in loaded.state.players if p.active]

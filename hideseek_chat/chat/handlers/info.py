@@ -62,7 +62,7 @@ def review(turn: Turn, args: Args) -> list[Outbound]:
         found = uow.checks.admin_game(turn.by)
         if found is None:
             raise ChatError("chat.review_admin_only")
-        game_id, state = found, uow.games.get(found)
+        game_id, state = found, uow.games.read(found)
         fmt = turn.services.formatter(uow, uow.games.chat_key(game_id), state, turn.by)
     else:
         game_id, state, fmt = turn.game_id, turn.state, turn.fmt

@@ -493,7 +493,7 @@ def language(turn: Turn, args: Args) -> list[Outbound]:
         chats.set_language(msg.sender.ref, msg.sender.name, chosen, msg.at)
         key = "chat.language_set_private"
     else:
-        loaded = turn.uow.games.for_chat(msg.chat)
+        loaded = turn.uow.games.read_chat(msg.chat)
         if loaded is not None:  # without a game, anyone may choose
             player = loaded.state.player_by_ref(msg.sender.ref)
             if player is None or player.id != loaded.state.admin_player_id:
