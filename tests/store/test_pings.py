@@ -11,8 +11,7 @@ from sqlalchemy import Engine, event, func, insert, select, text
 
 from hideseek_chat.rules import Size, load_ruleset, new_game
 from hideseek_chat.rules.events import PlayerJoined
-from hideseek_chat.store import handle, start_game
-from hideseek_chat.store import ping_sql
+from hideseek_chat.store import handle, ping_sql, start_game
 from hideseek_chat.store.models import OutboxRow, PingRow
 from hideseek_chat.store.rawrow import _compile
 from hideseek_chat.store.uow import UnitOfWorkFactory
