@@ -121,6 +121,11 @@ class GameRepository:
         self._read[game_id] = state.clone()  # the caller may change what it is given
         return state
 
+    def forget(self) -> None:
+        """Drop the states ``get`` and ``save`` remembered (the transaction was rolled back:
+        what they say was read or written is no longer so)."""
+        self._read.clear()
+
     def read(self, game_id: int) -> GameState:
         """Load a game's state to read it only: plain rows through prebuilt statements, no
         ORM objects (the hot path of a live edit whose state is not cached); ``save`` after

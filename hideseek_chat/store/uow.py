@@ -113,6 +113,7 @@ class UnitOfWork:
     def rollback(self) -> None:
         self.session.rollback()
         self.pings.forget()
+        self.games.forget()
 
 
 UnitOfWorkFactory = Callable[[], UnitOfWork]

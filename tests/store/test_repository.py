@@ -80,6 +80,29 @@ def test_a_game_changed_in_place_is_saved_without_orm_objects(
     assert stored == state
 
 
+def test_a_save_after_a_rollback_writes_against_what_is_stored(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A refusal rolls a turn back and the unit of work goes on (the inbox row is written
+    after it): a later save must not take the rolled-back write for stored."""
+    script = play(0, steps=80)
+    game_id = start(uow_factory, script)
+    _save(uow_factory, game_id, script.steps[len(script.steps) // 2].state)
+    with uow_factory() as uow:
+        state = uow.games.get(game_id)
+        first = state.players[0].name
+        state.players[0].name = "Alicia"
+        uow.games.save(game_id, state)
+        uow.rollback()
+        state.players[1].name = "Roberto"  # still "Alicia" in this copy: saved again
+        uow.games.save(game_id, state)
+        uow.commit()
+    with uow_factory() as uow:
+        stored = uow.games.read(game_id)
+    assert first != "Alicia"
+    assert [p.name for p in stored.players[:2]] == ["Alicia", "Roberto"]
+
+
 def test_a_game_read_alone_is_not_planned_again_on_each_read(
     uow_factory: UnitOfWorkFactory,
 ) -> None:
