@@ -140,9 +140,9 @@ class StagedWrites:
         entries and the outbox, in the order gathered."""
         for model in reversed(STATE_TABLES):
             if rows := self._deletes.get(model):
-                self.session.execute(_delete(model), rows)
+                self._each_matched(_delete(model), rows)
         for (model, changed), rows in self._updates.items():
-            self.session.execute(_update(model, changed), rows)
+            self._each_matched(_update(model, changed), rows)
         for model in STATE_TABLES:
             if rows := self._inserts.get(model):
                 self.session.execute(insert(_table(model)), [_by_column(model, r) for r in rows])
@@ -154,6 +154,20 @@ class StagedWrites:
         self._updates.clear()
         self._events = []
         self._outbox = []
+
+
+    def _each_matched(self, statement: Any, rows: list[dict[str, Any]]) -> None:
+        """Run an update or delete of stored rows by their keys; raise ``StaleState`` when
+        some of them were not there (the state it was worked out from was not the stored
+        one: the transaction rolls back rather than losing a change silently)."""
+        result = self.session.execute(statement, rows)
+        matched = cast(Any, result).rowcount
+        if self.session.get_bind().dialect.supports_sane_multi_rowcount and matched != len(rows):
+            raise StaleState(f"{len(rows)} stored rows expected, {matched} found")
+
+
+class StaleState(RuntimeError):
+    """A game's rows were not those of the state a change was worked out from."""
 
 
 def _by_column(model: type[Base], values: Mapping[str, Any]) -> dict[str, Any]:
@@ -207,4 +221,4 @@ def collection_paused() -> Iterator[None]:
                 gc.enable()
 
 
-__all__ = ["StagedWrites", "collection_paused", "read_states"]
+__all__ = ["StagedWrites", "StaleState", "collection_paused", "read_states"]

@@ -20,6 +20,7 @@ from hideseek_chat.rules.state import (
     Zone,
 )
 from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store.batch import StaleState
 from hideseek_chat.store.checks import CheckNumbers, CheckVerdict, Computation
 from hideseek_chat.store.repository import GameNotFound
 from tests.store.helpers import CHAT, load, replay, start
@@ -101,6 +102,24 @@ def test_a_save_after_a_rollback_writes_against_what_is_stored(
         stored = uow.games.read(game_id)
     assert first != "Alicia"
     assert [p.name for p in stored.players[:2]] == ["Alicia", "Roberto"]
+
+
+def test_a_change_to_rows_that_are_no_longer_stored_is_refused_not_lost(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """``save`` updates rows by their keys: when the rows it was worked out from are gone
+    (deleted behind its back), it raises rather than reporting a write that matched
+    nothing."""
+    script = play(0, steps=80)
+    game_id = start(uow_factory, script)
+    middle = next(s.state for s in script.steps if s.state.players[1:] and s.state.deadlines)
+    _save(uow_factory, game_id, middle)
+    with uow_factory() as uow:
+        state = uow.games.get(game_id)
+        uow.session.execute(text("DELETE FROM players WHERE game_id = :g"), {"g": game_id})
+        state.players[0].name = "Alicia"
+        with pytest.raises(StaleState):
+            uow.games.save(game_id, state)
 
 
 def test_a_game_read_alone_is_not_planned_again_on_each_read(
