@@ -82,6 +82,19 @@ class SpotData:
     frozen_at: datetime
 
 
+_PREFS = (
+    select(
+        ChatPrefsRow.language,
+        ChatPrefsRow.units,
+        ChatPrefsRow.map_name,
+        ChatPrefsRow.auto_answer,
+        ChatPrefsRow.auto_pictures,
+    )
+    .join(ChatRow, ChatRow.id == ChatPrefsRow.chat_id)
+    .where(ChatRow.key == bindparam("chat"))
+)
+
+
 class Chats:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -101,13 +114,10 @@ class Chats:
         return self.session.scalar(select(ChatRow.id).where(ChatRow.key == chat_key))
 
     def prefs(self, chat_key: str) -> ChatPrefs:
-        chat_id = self._existing_chat_id(chat_key)
-        row = None if chat_id is None else self.session.get(ChatPrefsRow, chat_id)
-        if row is None:
-            return ChatPrefs()
-        return ChatPrefs(
-            row.language, row.units, row.map_name, row.auto_answer, row.auto_pictures
-        )
+        """The chat's choices (the defaults when it made none): one query of plain values,
+        after what this unit of work changed is flushed (every turn that speaks asks)."""
+        row = self.session.execute(_PREFS, {"chat": chat_key}).first()
+        return ChatPrefs() if row is None else ChatPrefs(*row)
 
     def has_prefs(self, chat_key: str) -> bool:
         """Whether the chat has chosen anything yet (a new group has not)."""
