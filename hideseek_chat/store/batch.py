@@ -155,7 +155,6 @@ class StagedWrites:
         self._events = []
         self._outbox = []
 
-
     def _each_matched(self, statement: Any, rows: list[dict[str, Any]]) -> None:
         """Run an update or delete of stored rows by their keys; raise ``StaleState`` when
         some of them were not there (the state it was worked out from was not the stored

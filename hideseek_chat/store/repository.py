@@ -127,9 +127,10 @@ class GameRepository:
         self._read.clear()
 
     def read(self, game_id: int) -> GameState:
-        """Load a game's state to read it only: plain rows through prebuilt statements, no
-        ORM objects (the hot path of a live edit whose state is not cached); ``save`` after
-        it loads the rows it diffs against. Raise GameNotFound when there is no such game."""
+        """Load a game's state to read it only, as ``get`` does but keeping nothing for
+        ``save`` (which reads the state again to diff against when it was not got): plain
+        rows through prebuilt statements, on PostgreSQL one prepared statement. Raise
+        GameNotFound when there is no such game."""
         connection = self.session.connection()
         loaded: dict[type[Base], list[Any]]
         if connection.dialect.name == "postgresql":

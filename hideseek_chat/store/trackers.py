@@ -159,20 +159,22 @@ def games_of(ref: ColumnElement[str]) -> tuple[ColumnElement[int], ColumnElement
 _LIVE = (_TOKENS.c.token_hash == bindparam("hashed"), _TOKENS.c.revoked_at.is_(None))
 _WHO = (_TOKENS.c.id, _TOKENS.c.person_ref, _TOKENS.c.token_hash)
 _HOLDER = select(*_WHO, *games_of(_TOKENS.c.person_ref)).where(*_LIVE)
-_HEARD = (
-    update(_TOKENS)
-    .where(*_LIVE)
-    .values(last_app=bindparam("app"), last_heard_at=bindparam("at"))
-    .returning(*_WHO)
-)
+
+
+def _heard(at: str) -> Any:
+    """The live token noted as heard from ``app`` at the parameter named ``at``; its row."""
+    return (
+        update(_TOKENS)
+        .where(*_LIVE)
+        .values(last_app=bindparam("app"), last_heard_at=bindparam(at))
+        .returning(*_WHO)
+    )
+
+
+_HEARD = _heard("at")
 #: The same, its time named ``heard_at`` (for a statement that also stores the ping, which
 #: has its own ``at``: ``Pings.record_tracked``).
-HEARD = (
-    update(_TOKENS)
-    .where(*_LIVE)
-    .values(last_app=bindparam("app"), last_heard_at=bindparam("heard_at"))
-    .returning(*_WHO)
-)
+HEARD = _heard("heard_at")
 # PostgreSQL: the update and the holder's games in one round trip.
 _HEARD_CTE = _HEARD.cte("heard")
 _HEARD_WITH_GAMES = select(*_HEARD_CTE.c, *games_of(_HEARD_CTE.c.person_ref))
