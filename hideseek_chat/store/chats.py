@@ -24,7 +24,7 @@ from hideseek_chat.store.models import (
     PlayerRow,
     RoundRow,
 )
-from hideseek_chat.store.rawrow import all_rows
+from hideseek_chat.store.rawrow import all_rows, lend
 from hideseek_chat.store.repository import GameRepository
 
 DEFAULT_MAP = "stillwater"
@@ -160,7 +160,7 @@ class Chats:
     def games_of(self, ref: str) -> list[PersonGame]:
         """The unfinished games ``ref`` plays in, newest first (each is its group's current
         game: a group starts no game while one is unfinished)."""
-        rows = all_rows(self.session.connection(), _GAMES_OF, {"ref": ref})
+        rows = all_rows(lend(self.session), _GAMES_OF, {"ref": ref})
         return [PersonGame(*row) for row in rows]
 
     def hides_now(self, ref: str) -> bool:

@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from hideseek_chat.config import Config, ConfigError
+from hideseek_chat.store.session import UnitSession
 from hideseek_chat.store.writers import WriterQueue
 
 #: How long a SQLite writer waits for another one before failing (milliseconds).
@@ -80,8 +81,8 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
-    """Return the session factory units of work are built from."""
-    return sessionmaker(engine, expire_on_commit=False)
+    """Return the session factory units of work are built from (``UnitSession``s)."""
+    return sessionmaker(engine, class_=UnitSession, expire_on_commit=False)
 
 
 def dialect_insert(session: Session) -> Any:

@@ -26,7 +26,7 @@ from hideseek_chat.store import ping_sql as sql
 from hideseek_chat.store import trackers
 from hideseek_chat.store.inbox import Inbox, Redelivered
 from hideseek_chat.store.models import GameRow, PingRow
-from hideseek_chat.store.rawrow import first_row
+from hideseek_chat.store.rawrow import first_row, lend
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,7 @@ class Pings:
         and writes the update's inbox row when ``inbox`` deferred it (``Inbox.defer``):
         ``Redelivered`` propagates when the update was handled already.
         """
-        connection = self.session.connection()
-        if connection.dialect.name != "postgresql":
+        if lend(self.session).dialect.name != "postgresql":
             if inbox is not None and not inbox.begin_deferred():
                 raise Redelivered("deferred update")
             found = self.target(chat_key, player_ref)
@@ -235,7 +234,7 @@ class Pings:
             "heard_at": heard_at,
             **_ping_values(lat, lon, at, accuracy_m, source, False, sent_at, speed_kmh),
         }
-        row = first_row(self.session.connection(), sql.TRACKED, values)
+        row = first_row(lend(self.session), sql.TRACKED, values)
         assert row is not None  # always one row (``ping_sql.RECORD``)
         holder = trackers.verified(row[-5:] if row[-5] is not None else None, hashed)
         if holder is None:
@@ -248,7 +247,7 @@ class Pings:
         deferred = inbox.take_deferred() if inbox is not None else None
         if deferred is not None:
             values.update(deferred)
-        row = first_row(self.session.connection(), sql.RECORD[alone, deferred is not None], values)
+        row = first_row(lend(self.session), sql.RECORD[alone, deferred is not None], values)
         assert row is not None  # always one row (``ping_sql.RECORD``)
         if inbox is not None and deferred is not None:
             inbox.begun(deferred["update_id"], row[0] is not None)

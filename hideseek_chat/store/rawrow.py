@@ -7,8 +7,10 @@ a statement once per dialect, with its bind and result processors (so a ``UTCDat
 an enum column converts as it does through SQLAlchemy), then runs it on the session's own
 connection and transaction and reads one plain tuple.
 
-It falls back to ``Connection.execute`` when anyone listens to cursor executions (a test
-or ``bench/bench_store.py`` counting statements), so nothing is hidden from them.
+It takes the session's ``Connection`` or the driver connection a ``UnitSession`` lent
+(``store.session``, which spares the transaction SQLAlchemy's bookkeeping). It falls back to
+``Connection.execute`` when anyone listens to cursor executions (a test or
+``bench/bench_store.py`` counting statements), so nothing is hidden from them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Select
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import ReturnsRows
+
+from hideseek_chat.store.session import Lent, UnitSession, driver_error
 
 Processor = Callable[[Any], Any] | None
 
@@ -66,8 +70,14 @@ def _results(prepared: _Compiled, dialect: Dialect, description: Sequence[Any]) 
     )
 
 
+def lend(session: Session) -> Connection | Lent:
+    """The connection for ``first_row`` and ``all_rows`` in ``session``'s transaction: the
+    driver connection a ``UnitSession`` lends, else the session's ``Connection``."""
+    return session.lend() if isinstance(session, UnitSession) else session.connection()
+
+
 def first_row(
-    connection: Connection, statement: Any, values: Mapping[str, Any]
+    connection: Connection | Lent, statement: Any, values: Mapping[str, Any]
 ) -> Sequence[Any] | None:
     """The first row ``statement`` returns with ``values`` (None for none), on
     ``connection``'s transaction; through the driver's cursor on PostgreSQL (psycopg)."""
@@ -76,17 +86,19 @@ def first_row(
 
 
 def all_rows(
-    connection: Connection, statement: Any, values: Mapping[str, Any]
+    connection: Connection | Lent, statement: Any, values: Mapping[str, Any]
 ) -> list[Sequence[Any]]:
     """Every row ``statement`` returns with ``values``, as ``first_row`` reads one."""
     return _rows(connection, statement, values, every=True)
 
 
 def _rows(
-    connection: Connection, statement: Any, values: Mapping[str, Any], every: bool
+    connection: Connection | Lent, statement: Any, values: Mapping[str, Any], every: bool
 ) -> list[Sequence[Any]]:
     dialect = connection.dialect
-    if dialect.name != "postgresql" or connection.dispatch.before_cursor_execute:
+    if isinstance(connection, Connection) and (
+        dialect.name != "postgresql" or connection.dispatch.before_cursor_execute
+    ):
         result = connection.execute(statement, dict(values))
         if every:
             return list(result.all())
@@ -108,12 +120,8 @@ def _rows(
             if prepared.results is None and cursor.description is not None:
                 _results(prepared, dialect, cursor.description)
     except dialect.loaded_dbapi.Error as error:
-        # As SQLAlchemy raises it: wrapped, the connection invalidated when it is gone.
-        gone = dialect.is_disconnect(error, driver, None)
-        if gone:
-            connection.invalidate(error)
-        raise DBAPIError.instance(
-            prepared.sql, params, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
+        raise driver_error(
+            dialect, error, driver, connection.invalidate, prepared.sql, params
         ) from error
     processors = prepared.results
     assert processors is not None or not found

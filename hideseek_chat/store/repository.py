@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import GameState, Phase
@@ -26,6 +26,7 @@ from hideseek_chat.store.mapping import (
     state_rows,
 )
 from hideseek_chat.store.models import Base, ChatRow, GameRow
+from hideseek_chat.store.rawrow import lend
 from hideseek_chat.store.state_read import READ, read_postgresql
 
 
@@ -131,11 +132,12 @@ class GameRepository:
         ``save`` (which reads the state again to diff against when it was not got): plain
         rows through prebuilt statements, on PostgreSQL one prepared statement. Raise
         GameNotFound when there is no such game."""
-        connection = self.session.connection()
+        connection = lend(self.session)
         loaded: dict[type[Base], list[Any]]
         if connection.dialect.name == "postgresql":
             loaded = read_postgresql(connection, [game_id])
         else:
+            assert isinstance(connection, Connection)  # nothing is lent off PostgreSQL
             loaded = {
                 model: list(connection.execute(statement, {"game": game_id}).all())
                 for model, statement in READ.items()

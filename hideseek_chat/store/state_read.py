@@ -17,6 +17,7 @@ from sqlalchemy.dialects import postgresql
 
 from hideseek_chat.store.mapping import STATE_TABLES
 from hideseek_chat.store.models import Base, GameRow
+from hideseek_chat.store.session import Lent
 from hideseek_chat.store.types import UTCDateTime
 
 
@@ -73,7 +74,9 @@ def _converter(kind: Any, dialect: Any) -> Any:
     return lambda v: None if v is None else processor(v)
 
 
-def read_postgresql(connection: Connection, game_ids: Iterable[int]) -> dict[type[Base], list[Any]]:
+def read_postgresql(
+    connection: Connection | Lent, game_ids: Iterable[int]
+) -> dict[type[Base], list[Any]]:
     """The rows of every state table of the games ``game_ids`` in one round trip and one
     prepared statement (JSON built by the database, decoded in C: one result instead of one
     per table), each row a list of its values in ``column_keys`` order."""

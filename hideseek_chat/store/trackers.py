@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, String, Table, bindparam, func, select, update
+from sqlalchemy import ColumnElement, Connection, String, Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.models import ChatRow, GameRow, PlayerRow, TrackerRow
-from hideseek_chat.store.rawrow import first_row
+from hideseek_chat.store.rawrow import first_row, lend
 
 #: Bytes of randomness in a token (its URL-safe text is 4/3 as long).
 TOKEN_BYTES = 24
@@ -119,11 +119,12 @@ class Trackers:
         rolls back the note.
 
         Every tracker ping runs it: prebuilt Core statements, one on PostgreSQL."""
-        connection = self.session.connection()
+        connection = lend(self.session)
         values = {"hashed": hashed, "app": app[:16], "at": at}
         if connection.dialect.name == "postgresql":
             row = first_row(connection, _HEARD_WITH_GAMES, values)
         else:
+            assert isinstance(connection, Connection)  # nothing is lent off PostgreSQL
             who = connection.execute(_HEARD, values).first()
             if who is None:
                 return None

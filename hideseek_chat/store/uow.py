@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from types import TracebackType
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -56,44 +56,19 @@ def cached_ruleset(name: str) -> Ruleset:
 
 
 class UnitOfWork:
-    """One session, one transaction; repositories as attributes while inside ``with``."""
+    """One session, one transaction; repositories as attributes while inside ``with``.
 
-    games: GameRepository
-    events: EventLog
-    outbox: Outbox
-    updates: Inbox
-    leases: Leases
-    deadlines: Deadlines
-    pings: Pings
-    maps: MapPacks
-    map_jobs: MapJobs
-    pictures: PictureJobs
-    chats: Chats
-    checks: AnswerChecks
-    botnet: BotnetMatches
-    trackers: Trackers
-    sms: SmsBook
+    A repository is made the first time it is used: a live-location edit touches two of
+    them, and making all fifteen for each update cost more than its statement's
+    parameters."""
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
 
     def __enter__(self) -> UnitOfWork:
+        for made in [name for name in vars(self) if name not in ("session_factory", "session")]:
+            del self.__dict__[made]  # a unit of work entered again: its new session's
         self.session = self.session_factory()
-        self.games = GameRepository(self.session)
-        self.events = EventLog(self.session)
-        self.outbox = Outbox(self.session)
-        self.updates = Inbox(self.session)
-        self.leases = Leases(self.session)
-        self.deadlines = Deadlines(self.session)
-        self.pings = Pings(self.session)
-        self.maps = MapPacks(self.session)
-        self.map_jobs = MapJobs(self.session)
-        self.pictures = PictureJobs(self.session)
-        self.chats = Chats(self.session)
-        self.checks = AnswerChecks(self.session)
-        self.botnet = BotnetMatches(self.session)
-        self.trackers = Trackers(self.session)
-        self.sms = SmsBook(self.session)
         return self
 
     def __exit__(
@@ -112,8 +87,71 @@ class UnitOfWork:
 
     def rollback(self) -> None:
         self.session.rollback()
-        self.pings.forget()
-        self.games.forget()
+        made = self.__dict__
+        if "pings" in made:
+            self.pings.forget()
+        if "games" in made:
+            self.games.forget()
+
+    @cached_property
+    def games(self) -> GameRepository:
+        return GameRepository(self.session)
+
+    @cached_property
+    def events(self) -> EventLog:
+        return EventLog(self.session)
+
+    @cached_property
+    def outbox(self) -> Outbox:
+        return Outbox(self.session)
+
+    @cached_property
+    def updates(self) -> Inbox:
+        return Inbox(self.session)
+
+    @cached_property
+    def leases(self) -> Leases:
+        return Leases(self.session)
+
+    @cached_property
+    def deadlines(self) -> Deadlines:
+        return Deadlines(self.session)
+
+    @cached_property
+    def pings(self) -> Pings:
+        return Pings(self.session)
+
+    @cached_property
+    def maps(self) -> MapPacks:
+        return MapPacks(self.session)
+
+    @cached_property
+    def map_jobs(self) -> MapJobs:
+        return MapJobs(self.session)
+
+    @cached_property
+    def pictures(self) -> PictureJobs:
+        return PictureJobs(self.session)
+
+    @cached_property
+    def chats(self) -> Chats:
+        return Chats(self.session)
+
+    @cached_property
+    def checks(self) -> AnswerChecks:
+        return AnswerChecks(self.session)
+
+    @cached_property
+    def botnet(self) -> BotnetMatches:
+        return BotnetMatches(self.session)
+
+    @cached_property
+    def trackers(self) -> Trackers:
+        return Trackers(self.session)
+
+    @cached_property
+    def sms(self) -> SmsBook:
+        return SmsBook(self.session)
 
 
 UnitOfWorkFactory = Callable[[], UnitOfWork]

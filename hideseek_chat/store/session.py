@@ -1,0 +1,149 @@
+"""The unit of work's session, which lends its driver connection to prebuilt statements.
+
+A live-location edit is one prebuilt statement (``ping_sql.RECORD``, run by
+``rawrow.first_row``) and a commit. Through the ORM ``Session`` that transaction also pays
+for the session's transaction objects, a ``Connection`` with its own ``Transaction``, and
+their events: about 0.16 ms of CPU, a sixth of what the whole edit takes (see
+``bench/bench_store.py``). ``UnitSession.lend`` gives such a statement the pooled driver
+connection itself on PostgreSQL, and commits it with the driver's own commit.
+
+It stays one transaction whatever runs after: once a connection is lent, everything the
+session does later (ORM reads, a flush, Core statements) runs on that same connection,
+wrapped in a ``Connection`` the session joins (``get_bind``), and the session's commit is
+the driver's. A session that already holds a connection lends that one, as
+``Session.connection`` would. Off PostgreSQL, or while anyone listens to cursor executions
+(a test counting statements), nothing is lent and the session works as a plain one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.engine import Dialect
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import DBAPIError, StatementError
+from sqlalchemy.orm import Session
+from sqlalchemy.pool import PoolProxiedConnection
+
+
+def driver_error(
+    dialect: Dialect,
+    error: Any,
+    driver: Any,
+    invalidate: Callable[[BaseException], None],
+    statement: str,
+    params: Any,
+) -> StatementError:
+    """``error``, raised by the driver connection ``driver``, as SQLAlchemy raises it: a
+    ``DBAPIError`` (so that a caller's ``OperationalError`` handling sees it), the
+    connection invalidated when it is gone."""
+    gone = dialect.is_disconnect(error, driver, None)
+    if gone:
+        invalidate(error)
+    return DBAPIError.instance(
+        statement, params, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
+    )
+
+
+class Lent:
+    """A pooled driver connection lent for prebuilt statements (what ``rawrow`` needs of a
+    ``Connection``: the dialect, the driver connection, invalidation)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect
+        self.connection: PoolProxiedConnection = engine.raw_connection()
+
+    @property
+    def driver(self) -> DBAPIConnection:
+        driver = self.connection.dbapi_connection
+        assert driver is not None, "a lent connection is used after it was given back"
+        return driver
+
+    def invalidate(self, error: BaseException) -> None:
+        self.connection.invalidate(error)
+
+    def commit(self) -> None:
+        driver = self.driver
+        try:
+            driver.commit()
+        except self.dialect.loaded_dbapi.Error as error:
+            raise driver_error(
+                self.dialect, error, driver, self.invalidate, "COMMIT", None
+            ) from error
+
+    def rollback(self) -> None:
+        driver = self.connection.dbapi_connection
+        if driver is None:  # invalidated: nothing is open
+            return
+        try:
+            driver.rollback()
+        except self.dialect.loaded_dbapi.Error as error:
+            raise driver_error(
+                self.dialect, error, driver, self.invalidate, "ROLLBACK", None
+            ) from error
+
+
+class UnitSession(Session):
+    """The ``Session`` of a unit of work (``config.session_factory``): a plain session
+    that can also ``lend`` its transaction's connection (see the module)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lent: Lent | None = None
+        self._joined: Connection | None = None
+
+    def lend(self) -> Connection | Lent:
+        """The connection of this session's transaction for a prebuilt statement: the
+        pooled driver connection (checked out now if the session holds none), or the
+        session's ``Connection`` when it holds one already or nothing can be lent."""
+        if self._lent is not None:
+            return self._lent
+        bind = self.bind
+        transaction = self._transaction
+        if (
+            not isinstance(bind, Engine)
+            or bind.dialect.name != "postgresql"
+            or bind.dispatch.before_cursor_execute
+            or (transaction is not None and transaction._connections)
+        ):
+            return self.connection()
+        self._lent = Lent(bind)
+        return self._lent
+
+    def get_bind(self, mapper: Any = None, **kw: Any) -> Engine | Connection:
+        """The lent connection, once one is lent, as a ``Connection`` the session joins;
+        else the session's engine."""
+        if self._lent is None:
+            return super().get_bind(mapper, **kw)
+        if self._joined is None:
+            self._joined = Connection(self._lent.engine, connection=self._lent.connection)
+        return self._joined
+
+    def commit(self) -> None:
+        if self._transaction is not None:
+            super().commit()  # joined to a lent connection: the driver's commit, for all
+        if self._lent is not None:
+            self._lent.commit()  # what ran on the lent connection alone (else: a no-op)
+
+    def rollback(self) -> None:
+        if self._transaction is not None:
+            super().rollback()
+        if self._lent is not None:
+            self._lent.rollback()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._give_back()
+
+    def _give_back(self) -> None:
+        lent, joined = self._lent, self._joined
+        self._lent = self._joined = None
+        if joined is not None:
+            joined.close()  # the pooled connection back, rolled back if anything is open
+        elif lent is not None:
+            lent.connection.close()
