@@ -140,6 +140,20 @@ class UnitSession(Session):
         finally:
             self._give_back()
 
+    def reset(self) -> None:
+        try:
+            super().reset()
+        finally:
+            self._give_back()
+
+    def invalidate(self) -> None:
+        if self._lent is not None:
+            self._lent.connection.invalidate()
+        try:
+            super().invalidate()
+        finally:
+            self._give_back()
+
     def _give_back(self) -> None:
         lent, joined = self._lent, self._joined
         self._lent = self._joined = None

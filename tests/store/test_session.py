@@ -173,3 +173,21 @@ def test_a_unit_of_work_entered_again_makes_new_repositories(
     with uow:
         assert uow.session is not session and uow.pings is not pings
         assert uow.pings.session is uow.session
+
+
+def test_an_invalidated_session_drops_the_lent_connection(
+    engine: Engine, uow_factory: UnitOfWorkFactory
+) -> None:
+    _postgres_only(engine)
+    with uow_factory() as uow:
+        lent = lend(uow.session)
+        assert isinstance(lent, Lent)
+        _add(lent, "tg:1")
+        pid = first_row(lent, select(func.pg_backend_pid()), {})
+        uow.session.invalidate()
+        assert lent.connection.dbapi_connection is None  # closed, not back in the pool
+        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        again = lend(uow.session)
+        assert isinstance(again, Lent)
+        assert first_row(again, select(func.pg_backend_pid()), {}) != pid
+    assert _stored(engine) == []
