@@ -11,8 +11,12 @@ It stays one transaction whatever runs after: once a connection is lent, everyth
 session does later (ORM reads, a flush, Core statements) runs on that same connection,
 wrapped in a ``Connection`` the session joins (``get_bind``), and the session's commit is
 the driver's. A session that already holds a connection lends that one, as
-``Session.connection`` would. Off PostgreSQL, or while anyone listens to cursor executions
-(a test counting statements), nothing is lent and the session works as a plain one.
+``Session.connection`` would; so does one inside a transaction begun explicitly or a
+savepoint, whose ends are the session's own (and one begun after lending takes the lent
+connection in). The connection goes back to the pool at commit and rollback, as a plain
+session's does, so a connection lost meanwhile is never lent again. Off PostgreSQL, or
+while anyone listens to cursor executions (a test counting statements), nothing is lent
+and the session works as a plain one.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, StatementError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, SessionTransaction, SessionTransactionOrigin
 from sqlalchemy.pool import PoolProxiedConnection
 
 
@@ -53,8 +57,14 @@ class Lent:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.dialect = engine.dialect
-        self.connection: PoolProxiedConnection = engine.raw_connection()
+        self.dialect = dialect = engine.dialect
+        try:
+            self.connection: PoolProxiedConnection = engine.raw_connection()
+        except dialect.loaded_dbapi.Error as error:  # as engine.connect() raises it
+            gone = dialect.is_disconnect(error, None, None)
+            raise DBAPIError.instance(
+                None, None, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
+            ) from error
 
     @property
     def driver(self) -> DBAPIConnection:
@@ -98,7 +108,9 @@ class UnitSession(Session):
     def lend(self) -> Connection | Lent:
         """The connection of this session's transaction for a prebuilt statement: the
         pooled driver connection (checked out now if the session holds none), or the
-        session's ``Connection`` when it holds one already or nothing can be lent."""
+        session's ``Connection`` when it holds one already, when the transaction was begun
+        explicitly or is a savepoint (their ends are the session's own), or when nothing
+        can be lent."""
         if self._lent is not None:
             return self._lent
         bind = self.bind
@@ -107,11 +119,28 @@ class UnitSession(Session):
             not isinstance(bind, Engine)
             or bind.dialect.name != "postgresql"
             or bind.dispatch.before_cursor_execute
-            or (transaction is not None and transaction._connections)
+            or (
+                transaction is not None
+                and (
+                    transaction._connections
+                    or transaction.nested
+                    or transaction.origin is not SessionTransactionOrigin.AUTOBEGIN
+                )
+            )
         ):
             return self.connection()
         self._lent = Lent(bind)
         return self._lent
+
+    def begin(self, nested: bool = False) -> SessionTransaction:
+        """As ``Session.begin``; with a connection lent, the transaction (or savepoint)
+        holds it from now on, so that its own commit or rollback covers what runs on it."""
+        if nested and self._lent is not None:
+            self.connection()  # the outer transaction joins the lent connection first
+        transaction = super().begin(nested)
+        if self._lent is not None:
+            self.connection()  # its BEGIN (a no-op for the driver) or SAVEPOINT, now
+        return transaction
 
     def get_bind(self, mapper: Any = None, **kw: Any) -> Engine | Connection:
         """The lent connection, once one is lent, as a ``Connection`` the session joins;
@@ -127,12 +156,16 @@ class UnitSession(Session):
             super().commit()  # joined to a lent connection: the driver's commit, for all
         if self._lent is not None:
             self._lent.commit()  # what ran on the lent connection alone (else: a no-op)
+            self._give_back()  # as a plain session gives its connection back at commit
 
     def rollback(self) -> None:
-        if self._transaction is not None:
-            super().rollback()
-        if self._lent is not None:
-            self._lent.rollback()
+        try:
+            if self._transaction is not None:
+                super().rollback()
+            if self._lent is not None:
+                self._lent.rollback()
+        finally:
+            self._give_back()  # a connection lost meanwhile is not lent again
 
     def close(self) -> None:
         try:
@@ -147,7 +180,7 @@ class UnitSession(Session):
             self._give_back()
 
     def invalidate(self) -> None:
-        if self._lent is not None:
+        if self._lent is not None and self._lent.connection.is_valid:
             self._lent.connection.invalidate()
         try:
             super().invalidate()

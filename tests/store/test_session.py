@@ -191,3 +191,98 @@ def test_an_invalidated_session_drops_the_lent_connection(
         assert isinstance(again, Lent)
         assert first_row(again, select(func.pg_backend_pid()), {}) != pid
     assert _stored(engine) == []
+
+
+def _pid(connection: Connection | Lent) -> int:
+    row = first_row(connection, select(func.pg_backend_pid()), {})
+    assert row is not None
+    return int(row[0])
+
+
+def test_the_connection_goes_back_at_commit_and_rollback(
+    engine: Engine, uow_factory: UnitOfWorkFactory
+) -> None:
+    _postgres_only(engine)
+    with uow_factory() as uow:  # as a plain session's: a failing turn settles in a second one
+        _add(lend(uow.session), "tg:1")
+        uow.commit()
+        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        _add(lend(uow.session), "tg:2")
+        uow.session.get(TrackerRow, 1)  # joined
+        uow.rollback()
+        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert _stored(engine) == ["tg:1"]
+
+
+@pytest.mark.parametrize("joined", [False, True])
+def test_after_a_lost_connection_and_a_rollback_the_unit_of_work_goes_on(
+    engine: Engine, uow_factory: UnitOfWorkFactory, joined: bool
+) -> None:
+    _postgres_only(engine)
+    with uow_factory() as uow:
+        pid = _pid(lend(uow.session))
+        if joined:
+            uow.session.get(TrackerRow, 1)
+        with engine.begin() as other:
+            other.execute(select(func.pg_terminate_backend(pid)))
+        with pytest.raises(DBAPIError):
+            _pid(lend(uow.session))
+        uow.rollback()
+        _add(lend(uow.session), "tg:1")  # a new connection, not the lost one
+        uow.session.add(TrackerRow(person_ref="tg:2", token_hash="2" * 64, created_at=NOW))
+        uow.session.flush()
+        assert uow.session.execute(select(func.pg_backend_pid())).scalar_one() == _pid(
+            lend(uow.session)
+        )
+        uow.commit()
+    assert _stored(engine) == ["tg:1", "tg:2"]
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+def test_a_database_that_cannot_be_reached_raises_sqlalchemys_error(engine: Engine) -> None:
+    _postgres_only(engine)
+    from sqlalchemy.exc import OperationalError
+
+    from hideseek_chat.store import make_engine, unit_of_work_factory
+
+    away = make_engine(
+        engine.url.set(host="127.0.0.1", port=1).render_as_string(hide_password=False),
+        connect_args={"connect_timeout": 2},
+    )
+    with pytest.raises(OperationalError), unit_of_work_factory(away)() as uow:
+        lend(uow.session)
+
+
+def test_a_savepoint_after_lending_covers_what_runs_in_it(
+    engine: Engine, uow_factory: UnitOfWorkFactory
+) -> None:
+    _postgres_only(engine)
+    with uow_factory() as uow:
+        _add(lend(uow.session), "tg:1")
+        savepoint = uow.session.begin_nested()
+        _add(lend(uow.session), "tg:2")
+        uow.session.add(TrackerRow(person_ref="tg:3", token_hash="3" * 64, created_at=NOW))
+        uow.session.flush()
+        savepoint.rollback()
+        _add(lend(uow.session), "tg:4")
+        uow.commit()
+    assert _stored(engine) == ["tg:1", "tg:4"]
+    with uow_factory() as uow:  # a savepoint begun first: nothing is lent inside it
+        uow.session.execute(select(TrackerRow.id)).all()
+        savepoint = uow.session.begin_nested()
+        assert isinstance(lend(uow.session), Connection)
+        assert engine.pool.checkedout() == 1  # type: ignore[attr-defined]
+        savepoint.rollback()
+
+
+def test_an_explicit_transaction_commits_what_was_lent(
+    engine: Engine, uow_factory: UnitOfWorkFactory
+) -> None:
+    _postgres_only(engine)
+    with uow_factory() as uow:
+        with uow.session.begin():
+            _add(lend(uow.session), "tg:1")
+        _add(lend(uow.session), "tg:2")
+        with uow.session.begin():
+            _add(lend(uow.session), "tg:3")  # lent before: this transaction holds it
+    assert _stored(engine) == ["tg:1", "tg:2", "tg:3"]
