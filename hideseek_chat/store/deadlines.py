@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import DeadlineKind
@@ -82,3 +82,12 @@ class Deadlines:
         )
         rows = self.session.execute(query).all()
         return list(dict.fromkeys(row[0] for row in rows))
+
+    def close(self, game_id: int, deadline_id: int) -> None:
+        """Mark one deadline done in its row, leaving the rest of the game's state alone (a
+        deadline the scheduler could not apply: see ``Scheduler._fire_claimed``)."""
+        self.session.execute(
+            update(DeadlineRow)
+            .where(DeadlineRow.game_id == game_id, DeadlineRow.id == deadline_id)
+            .values(done=True)
+        )

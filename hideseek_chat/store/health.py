@@ -9,7 +9,14 @@ from functools import lru_cache
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, func, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    DisconnectionError,
+    IntegrityError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from hideseek_chat.rules.state import Phase
 from hideseek_chat.store.migrate import alembic_config, script_location
@@ -26,6 +33,16 @@ def expected_heads(location: str) -> frozenset[str]:
     config = alembic_config("sqlite://")
     config.set_main_option("script_location", location)
     return frozenset(ScriptDirectory.from_config(config).get_heads())
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether ``error`` is the database's state rather than the work's fault, so that the
+    same work may succeed later: the database away, a lost connection, a full pool, a
+    deadlock or serialization failure, a schema not yet migrated. Rows that break a
+    constraint or a type (``IntegrityError``, ``DataError``) fail the same way every time."""
+    if isinstance(error, IntegrityError | DataError):
+        return False
+    return isinstance(error, DBAPIError | DisconnectionError | PoolTimeout | OSError)
 
 
 def not_ready(engine: Engine) -> str | None:

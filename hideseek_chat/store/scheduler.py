@@ -20,6 +20,7 @@ from hideseek_chat.rules.events import DeadlineReached
 from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.state import Deadline, DeadlineKind, GameState
 from hideseek_chat.store.batch import StagedWrites, collection_paused, read_states
+from hideseek_chat.store.health import is_transient
 from hideseek_chat.store.uow import RulesetLoader, UnitOfWorkFactory, cached_ruleset, record_applied
 
 
@@ -166,41 +167,46 @@ class Scheduler:
             claimed = uow.deadlines.claim_next(now)
             if claimed is None:
                 return None
-            state = uow.games.get(claimed.game_id)
-            # Within the locked game, its own oldest due deadline goes first.
-            due = due_deadlines(state, now)
-            if not due:
-                # Another process fired it between this query's look at the deadlines and
-                # its lock on the game (PostgreSQL re-reads only the locked row): look again.
-                raise _FiredElsewhere
-            deadline = due[0]
-            assert deadline.due_at is not None
-            event = DeadlineReached(deadline.id)
+            deadline_id = claimed.deadline_id
             try:
+                state = uow.games.get(claimed.game_id)
+                # Within the locked game, its own oldest due deadline goes first.
+                due = due_deadlines(state, now)
+                if not due:
+                    # Another process fired it between this query's look at the deadlines
+                    # and its lock on the game (PostgreSQL re-reads only the locked row).
+                    raise _FiredElsewhere
+                deadline = due[0]
+                deadline_id = deadline.id
+                assert deadline.due_at is not None
+                event = DeadlineReached(deadline.id)
                 new_state, decisions = apply(
                     self.rulesets(state.ruleset), state, event, deadline.due_at
                 )
-            except Exception as err:  # one broken game must not stop every other game's timers
-                log.exception("deadline %s of game %s failed", deadline.id, claimed.game_id)
-                uow.rollback()
-                self._close_unapplied(claimed.game_id, deadline.id)
-                return Fired(
-                    claimed.game_id, deadline.id, deadline.kind, deadline.due_at, (), repr(err)
+                if not any(d.id == deadline.id and d.done for d in new_state.deadlines):
+                    raise RuntimeError(f"deadline {deadline.id} stays open")
+                record_applied(
+                    uow, claimed.game_id, new_state, event, decisions, deadline.due_at, None
                 )
-            if not any(d.id == deadline.id and d.done for d in new_state.deadlines):
-                raise RuntimeError(f"deadline {deadline.id} of game {claimed.game_id} stays open")
-            record_applied(uow, claimed.game_id, new_state, event, decisions, deadline.due_at, None)
-            uow.commit()
+                uow.commit()
+            except Exception as err:
+                if isinstance(err, _FiredElsewhere) or is_transient(err):
+                    raise  # looked at again, or tried again on the next tick
+                # The game's own fault (the engine, its rows, their write): the same every
+                # time, so it must not hold up every other game's timers. Closed unapplied.
+                log.exception("deadline %s of game %s failed", deadline_id, claimed.game_id)
+                uow.rollback()
+                self._close_unapplied(claimed.game_id, deadline_id)
+                return Fired(
+                    claimed.game_id, deadline_id, claimed.kind, claimed.due_at, (), repr(err)
+                )
         return Fired(claimed.game_id, deadline.id, deadline.kind, deadline.due_at, tuple(decisions))
 
     def _close_unapplied(self, game_id: int, deadline_id: int) -> None:
+        """Mark the deadline done in its row alone: the game's state may be what fails."""
         with self.uow_factory() as uow:
             uow.games.lock(game_id)
-            state = uow.games.get(game_id)
-            for deadline in state.deadlines:
-                if deadline.id == deadline_id:
-                    deadline.done = True
-            uow.games.save(game_id, state)
+            uow.deadlines.close(game_id, deadline_id)
             uow.commit()
 
     def next_due_at(self) -> datetime | None:

@@ -210,3 +210,69 @@ def test_a_deadline_another_process_fired_between_the_look_and_the_lock_is_passe
 
     monkeypatch.setattr(Deadlines, "claim_next", claim_next)
     assert Scheduler(uow_factory).fire_next(until) is None
+
+
+def _failing_saves(monkeypatch: pytest.MonkeyPatch, broken: int, error: Exception) -> None:
+    """Every write of game ``broken``'s state raises ``error`` (alone or in a batch)."""
+    from hideseek_chat.store.batch import StagedWrites
+    from hideseek_chat.store.repository import GameRepository
+
+    real_save, real_stage = GameRepository.save, StagedWrites.stage
+
+    def save(self, game_id, state):  # type: ignore[no-untyped-def]
+        if game_id == broken:
+            raise error
+        return real_save(self, game_id, state)
+
+    def stage(self, game_id, before, after):  # type: ignore[no-untyped-def]
+        if game_id == broken:
+            raise error
+        return real_stage(self, game_id, before, after)
+
+    monkeypatch.setattr(GameRepository, "save", save)
+    monkeypatch.setattr(StagedWrites, "stage", stage)
+
+
+def test_a_game_whose_write_always_fails_does_not_hold_up_the_others(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game whose state cannot be written (the same fault every time) was retried on
+    every tick ahead of every other game's timers; now its deadline is closed unapplied,
+    in its row alone, and the others fire."""
+    from hideseek_chat.store.batch import StaleState
+
+    broken, begun = _begun_game(uow_factory, "tg:-1")
+    healthy, _ = _begun_game(uow_factory, "tg:-2")
+    _failing_saves(monkeypatch, broken, StaleState("players: 1 of 2 rows"))
+    when = begun + timedelta(minutes=31)
+    fired = Scheduler(uow_factory).run_due(when)
+    monkeypatch.undo()
+    errors = [f for f in fired if f.error]
+    assert errors and {f.game_id for f in errors} == {broken}
+    assert all("StaleState" in (f.error or "") for f in errors)
+    assert {f.kind.value for f in fired if f.game_id == healthy} >= {"hiding_ends"}
+    with uow_factory() as uow:
+        assert uow.games.get(healthy).phase == Phase.SEEKING
+        left = uow.games.get(broken)
+        assert not due_deadlines(left, when)  # closed, each as it came up
+        assert left.phase == Phase.HIDING  # nothing else of its state was written
+    assert Scheduler(uow_factory).run_due(when) == []
+
+
+def test_a_database_fault_closes_nothing(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database away or failing is not a game's fault: the deadline stays open for the
+    next tick, and the error reaches the caller."""
+    from sqlalchemy.exc import OperationalError
+
+    broken, begun = _begun_game(uow_factory, "tg:-1")
+    _failing_saves(monkeypatch, broken, OperationalError("UPDATE", {}, OSError("gone")))
+    when = begun + timedelta(minutes=31)
+    with pytest.raises(OperationalError):
+        Scheduler(uow_factory).run_due(when)
+    monkeypatch.undo()
+    with uow_factory() as uow:
+        assert due_deadlines(uow.games.get(broken), when)  # still open
+    fired = Scheduler(uow_factory).run_due(when)
+    assert fired and not any(f.error for f in fired)
