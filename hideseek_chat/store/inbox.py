@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, aliased
 
 from hideseek_chat.store.config import dialect_insert
 from hideseek_chat.store.models import InboxRow, InboxStatus
+from hideseek_chat.store.rawrow import all_rows, first_row, lend
 
 #: Handled updates are remembered this long (redeliveries come within a day).
 RETENTION = timedelta(days=2)
@@ -123,9 +124,9 @@ class Inbox:
         already (a redelivery), which the caller must then leave alone.
 
         A pending row (a stored batch) is taken over; anything else means handled."""
-        connection = self.session.connection()
+        connection = lend(self.session)
         values = {"update_id": update_id, "lane": lane, "received_at": now}
-        if connection.execute(_BEGIN[connection.dialect.name], values).first() is None:
+        if first_row(connection, _BEGIN[connection.dialect.name], values) is None:
             return False
         self._begun.add(update_id)
         return True
@@ -213,8 +214,9 @@ class Inbox:
             for update_id, lane, payload in updates
         ]
         if len(rows) == 1:  # a text, a webhook's update: one cached statement
-            connection = self.session.connection()
-            return set(connection.execute(_STORE[connection.dialect.name], rows[0]).scalars())
+            connection = lend(self.session)
+            stored = all_rows(connection, _STORE[connection.dialect.name], rows[0])
+            return {row[0] for row in stored}
         if not rows:
             return set()
         insert = dialect_insert(self.session)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import GameState, Phase
@@ -26,12 +26,23 @@ from hideseek_chat.store.mapping import (
     state_rows,
 )
 from hideseek_chat.store.models import Base, ChatRow, GameRow
-from hideseek_chat.store.rawrow import lend
+from hideseek_chat.store.rawrow import first_row, lend
 from hideseek_chat.store.state_read import READ, read_postgresql
 
 
 class GameNotFound(LookupError):
     """No game for this chat (or id): the chat layer should offer /newgame."""
+
+
+# Nearly every turn asks for its chat's current game first: built once, run as plain rows.
+_NEWEST_OF_CHAT = (
+    select(GameRow.id)
+    .join(ChatRow, ChatRow.id == GameRow.chat_id)
+    .where(ChatRow.key == bindparam("key"))
+    .order_by(GameRow.id.desc())
+    .limit(1)
+)
+_CURRENT = {False: _NEWEST_OF_CHAT, True: _NEWEST_OF_CHAT.with_for_update(of=GameRow)}
 
 
 @dataclass(frozen=True)
@@ -75,16 +86,8 @@ class GameRepository:
 
     def current_id(self, chat_key: str, for_update: bool = False) -> int | None:
         """Return the id of the chat's newest game; ``for_update`` locks its row until commit."""
-        query = (
-            select(GameRow.id)
-            .join(ChatRow, ChatRow.id == GameRow.chat_id)
-            .where(ChatRow.key == chat_key)
-            .order_by(GameRow.id.desc())
-            .limit(1)
-        )
-        if for_update:
-            query = query.with_for_update(of=GameRow)
-        return self.session.scalar(query)
+        found = first_row(lend(self.session), _CURRENT[for_update], {"key": chat_key})
+        return None if found is None else int(found[0])
 
     def for_chat(self, chat_key: str, for_update: bool = False) -> LoadedGame | None:
         """Load the chat's current game, or None when the chat never had one.
