@@ -24,7 +24,7 @@ from hideseek_chat.store.models import (
     PlayerRow,
     RoundRow,
 )
-from hideseek_chat.store.rawrow import all_rows, lend
+from hideseek_chat.store.rawrow import all_rows, first_row, lend
 from hideseek_chat.store.repository import GameRepository
 
 DEFAULT_MAP = "stillwater"
@@ -116,7 +116,8 @@ class Chats:
     def prefs(self, chat_key: str) -> ChatPrefs:
         """The chat's choices (the defaults when it made none): one query of plain values,
         after what this unit of work changed is flushed (every turn that speaks asks)."""
-        row = self.session.execute(_PREFS, {"chat": chat_key}).first()
+        self.session.flush()  # a no-op when nothing changed
+        row = first_row(lend(self.session), _PREFS, {"chat": chat_key})
         return ChatPrefs() if row is None else ChatPrefs(*row)
 
     def has_prefs(self, chat_key: str) -> bool:

@@ -26,7 +26,7 @@ from hideseek_chat.store import ping_sql as sql
 from hideseek_chat.store import trackers
 from hideseek_chat.store.inbox import Inbox, Redelivered
 from hideseek_chat.store.models import GameRow, PingRow
-from hideseek_chat.store.rawrow import first_row, lend
+from hideseek_chat.store.rawrow import all_rows, first_row, lend
 
 
 @dataclass(frozen=True)
@@ -282,9 +282,8 @@ class Pings:
         known = self._recent.get((game_id, player_id))
         if known is not None and (n <= len(known[0]) or known[1]):
             return known[0][:n]
-        rows = self.session.connection().execute(
-            sql.LAST, {"game": game_id, "player": player_id, "n": n}
-        )
+        values = {"game": game_id, "player": player_id, "n": n}
+        rows = all_rows(lend(self.session), sql.LAST, values)
         return [Ping(*row) for row in rows]  # type: ignore[call-arg]  # ten columns: untyped
 
     def before(self, game_id: int, player_id: int, at: datetime) -> Ping | None:
@@ -306,8 +305,8 @@ class Pings:
 
     def newest(self, game_id: int) -> dict[int, Ping]:
         """Each player's latest ping in the game (by player id), in one query."""
-        connection = self.session.connection()
-        rows = connection.execute(sql.NEWEST[connection.dialect.name], {"game": game_id})
+        connection = lend(self.session)
+        rows = all_rows(connection, sql.NEWEST[connection.dialect.name], {"game": game_id})
         pings = [Ping(*row) for row in rows]  # type: ignore[call-arg]  # ten columns: untyped
         return {ping.player_id: ping for ping in pings}
 

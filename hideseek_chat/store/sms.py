@@ -9,7 +9,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import String, Table, delete, exists, func, insert, literal, select, update
+from sqlalchemy import (
+    String,
+    Table,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy import cast as cast_
 from sqlalchemy.orm import Session
 
@@ -27,6 +38,7 @@ from hideseek_chat.store.models import (
     SmsMessageRow,
     SmsNumberRow,
 )
+from hideseek_chat.store.rawrow import all_rows, first_row, lend
 
 #: Join codes: four characters nobody misreads (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -112,11 +124,51 @@ def _number(row: SmsNumberRow) -> Number:
     return Number(row.id, row.number, row.opted_out, row.current_chat, row.digest_minutes)
 
 
+# Every text reads its number's row and person first, then the number's pending choices:
+# built once (as the admin's /status reads what a game's texts cost).
+_NUMBER = (
+    select(SmsNumberRow, PersonRow)
+    .outerjoin(PersonRow, PersonRow.ref == _ref_in_sql(SmsNumberRow.id))
+    .where(SmsNumberRow.number == bindparam("number"))
+)
+_CHOICES = (
+    select(
+        SmsChoiceRow.position,
+        SmsChoiceRow.chat,
+        SmsChoiceRow.label,
+        SmsChoiceRow.data,
+        SmsChoiceRow.message_ref,
+    )
+    .where(SmsChoiceRow.number_id == bindparam("number"))
+    .order_by(SmsChoiceRow.position)
+)
+_BY_ID = select(
+    SmsNumberRow.id,
+    SmsNumberRow.number,
+    SmsNumberRow.opted_out,
+    SmsNumberRow.current_chat,
+    SmsNumberRow.digest_minutes,
+).where(SmsNumberRow.id == bindparam("id"))
+_COUNTS = select(
+    func.count(SmsMessageRow.id), func.coalesce(func.sum(SmsMessageRow.segments), 0)
+).where(SmsMessageRow.chat_key == bindparam("chat"))
+
+
 class SmsBook:
     """The SMS rows of one unit of work; flushes, never commits."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        #: numbers by id as this unit of work read them (every text planned looks its
+        #: recipient up), dropped when it changes one (``_changed``) or rolls back
+        self._numbers: dict[int, Number] = {}
+
+    def forget_read(self) -> None:
+        """Drop the numbers read (the transaction was rolled back)."""
+        self._numbers.clear()
+
+    def _changed(self, number_id: int) -> None:
+        self._numbers.pop(number_id, None)
 
     # ----- numbers -----
 
@@ -124,11 +176,7 @@ class SmsBook:
         """The row of ``number`` (E.164), made on first contact when ``create``."""
         # With its person's row, both held for the unit of work (``store.held``): the
         # reading of a text looks up the name and language next, then without a query.
-        found = self.session.execute(
-            select(SmsNumberRow, PersonRow)
-            .outerjoin(PersonRow, PersonRow.ref == _ref_in_sql(SmsNumberRow.id))
-            .where(SmsNumberRow.number == number)
-        ).one_or_none()
+        found = self.session.execute(_NUMBER, {"number": number}).one_or_none()
         row = None if found is None else found[0]
         if found is not None and found[1] is not None:
             hold(self.session, found[1])
@@ -139,23 +187,29 @@ class SmsBook:
             self.session.add(row)
             self.session.flush()
         hold(self.session, row)
-        return _number(row)
+        known = self._numbers[row.id] = _number(row)
+        return known
 
     def by_id(self, number_id: int) -> Number | None:
-        row = self.session.get(SmsNumberRow, number_id)
-        if row is None:
-            return None
-        hold(self.session, row)
-        return _number(row)
+        known = self._numbers.get(number_id)
+        if known is None:
+            self.session.flush()  # a number this unit of work made (a no-op when none)
+            row = first_row(lend(self.session), _BY_ID, {"id": number_id})
+            if row is None:
+                return None
+            known = self._numbers[number_id] = Number(*row)
+        return known
 
     def opt(self, number_id: int, *, out: bool) -> None:
         """STOP (``out``) or START: whether anything is sent to the number."""
+        self._changed(number_id)
         self.session.execute(
             update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(opted_out=out)
         )
 
     def set_digest(self, number_id: int, minutes: int | None) -> None:
         """DIGEST: hold the game chats' plain announcements for ``minutes`` (None: off)."""
+        self._changed(number_id)
         self.session.execute(
             update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(digest_minutes=minutes)
         )
@@ -227,6 +281,7 @@ class SmsBook:
 
     def play_in(self, number_id: int, chat_key: str, now: datetime) -> None:
         """The number plays in ``chat_key`` from now on and gets its announcements."""
+        self._changed(number_id)
         self.session.execute(
             update(SmsNumberRow).where(SmsNumberRow.id == number_id).values(current_chat=chat_key)
         )
@@ -249,6 +304,7 @@ class SmsBook:
         """Erase the number and everything kept about it (its memberships, choices, held
         news and the pictures it sent; the texts sent stay counted for their games, no
         longer tied to it)."""
+        self._changed(number_id)
         for table in (SmsMemberRow, SmsChoiceRow, SmsHeldRow, SmsMediaRow):
             self.session.execute(delete(table).where(table.number_id == number_id))
         self.session.execute(
@@ -397,12 +453,9 @@ class SmsBook:
         )
 
     def choices(self, number_id: int) -> list[Choice]:
-        rows = self.session.scalars(
-            select(SmsChoiceRow)
-            .where(SmsChoiceRow.number_id == number_id)
-            .order_by(SmsChoiceRow.position)
-        ).all()
-        return [Choice(r.position, r.chat, r.label, r.data, r.message_ref) for r in rows]
+        self.session.flush()  # choices this unit of work made (a no-op when none)
+        rows = all_rows(lend(self.session), _CHOICES, {"number": number_id})
+        return [Choice(*row) for row in rows]
 
     def clear_choices(self, number_id: int) -> None:
         self.session.execute(delete(SmsChoiceRow).where(SmsChoiceRow.number_id == number_id))
@@ -477,9 +530,6 @@ class SmsBook:
 
     def counts(self, chat_key: str) -> tuple[int, int]:
         """Texts and segments sent for ``chat_key``'s games."""
-        texts, segments = self.session.execute(
-            select(
-                func.count(SmsMessageRow.id), func.coalesce(func.sum(SmsMessageRow.segments), 0)
-            ).where(SmsMessageRow.chat_key == chat_key)
-        ).one()
-        return int(texts), int(segments)
+        row = first_row(lend(self.session), _COUNTS, {"chat": chat_key})
+        assert row is not None  # an aggregate: always one row
+        return int(row[0]), int(row[1])

@@ -92,6 +92,8 @@ class UnitOfWork:
             self.pings.forget()
         if "games" in made:
             self.games.forget()
+        if "sms" in made:
+            self.sms.forget_read()
 
     @cached_property
     def games(self) -> GameRepository:

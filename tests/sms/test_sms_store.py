@@ -222,3 +222,36 @@ def test_two_senders_never_both_take_a_numbers_news(
     thread.join(10)
     assert taken == [("sms:@K7QX", "The game is on!")]
     assert second == [[]], "the news went once"
+
+
+def test_a_number_read_in_a_unit_of_work_follows_its_changes_and_rollbacks(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """``by_id`` keeps what it read for the unit of work (each text planned looks its
+    recipient up); a change to the number, or a rollback, must not leave it stale."""
+    with uow_factory() as uow:
+        made = uow.sms.number("+41790000001", START)
+        assert made is not None
+        first = uow.sms.by_id(made.id)
+        assert first is not None and not first.opted_out
+        uow.sms.opt(made.id, out=True)
+        after = uow.sms.by_id(made.id)
+        assert after is not None and after.opted_out
+        uow.sms.play_in(made.id, "sms:@K7QX", START)
+        joined = uow.sms.by_id(made.id)
+        assert joined is not None and joined.current_chat == "sms:@K7QX"
+        uow.sms.set_digest(made.id, 30)
+        digest = uow.sms.by_id(made.id)
+        assert digest is not None and digest.digest_minutes == 30
+        uow.commit()
+    with uow_factory() as uow:
+        stored = uow.sms.by_id(made.id)
+        assert stored is not None and stored.opted_out
+        uow.sms.opt(made.id, out=False)
+        started = uow.sms.by_id(made.id)
+        assert started is not None and not started.opted_out
+        uow.rollback()
+        undone = uow.sms.by_id(made.id)
+        assert undone is not None and undone.opted_out  # the rollback undid START
+        uow.sms.forget(made.id)
+        assert uow.sms.by_id(made.id) is None
