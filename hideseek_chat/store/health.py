@@ -10,10 +10,10 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import (
-    DataError,
     DBAPIError,
     DisconnectionError,
-    IntegrityError,
+    InterfaceError,
+    OperationalError,
     SQLAlchemyError,
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -35,14 +35,33 @@ def expected_heads(location: str) -> frozenset[str]:
     return frozenset(ScriptDirectory.from_config(config).get_heads())
 
 
+#: SQLSTATE classes and codes that say the database is away or busy, not that the work is
+#: wrong: connections (08), transaction rollbacks (40: serialization, deadlock), resources
+#: (53), operator intervention (57: shutdown, a cancelled query), system errors (58), a
+#: lock not available (55P03) or an object in use (55006), and a table or column that a
+#: migration not yet run will add (42P01, 42703).
+_TRANSIENT_CLASSES = frozenset({"08", "40", "53", "57", "58"})
+_TRANSIENT_CODES = frozenset({"55P03", "55006", "42P01", "42703"})
+
+
 def is_transient(error: BaseException) -> bool:
     """Whether ``error`` is the database's state rather than the work's fault, so that the
     same work may succeed later: the database away, a lost connection, a full pool, a
-    deadlock or serialization failure, a schema not yet migrated. Rows that break a
-    constraint or a type (``IntegrityError``, ``DataError``) fail the same way every time."""
-    if isinstance(error, IntegrityError | DataError):
+    deadlock, a serialization failure or a lock timeout, a schema not yet migrated. Rows
+    that break a constraint or a type, or values the driver cannot send, fail the same way
+    every time. PostgreSQL's errors are told by their SQLSTATE; SQLite's and the driver's
+    own (no SQLSTATE) by their class: operational ones (busy, locked, unreachable) are
+    transient."""
+    if isinstance(error, DisconnectionError | PoolTimeout | OSError):
+        return True
+    if not isinstance(error, DBAPIError):
         return False
-    return isinstance(error, DBAPIError | DisconnectionError | PoolTimeout | OSError)
+    if error.connection_invalidated:
+        return True
+    code = getattr(error.orig, "sqlstate", None)
+    if isinstance(code, str) and code:
+        return code[:2] in _TRANSIENT_CLASSES or code in _TRANSIENT_CODES
+    return isinstance(error, OperationalError | InterfaceError)
 
 
 def not_ready(engine: Engine) -> str | None:

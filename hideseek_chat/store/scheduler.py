@@ -20,6 +20,7 @@ from hideseek_chat.rules.events import DeadlineReached
 from hideseek_chat.rules.ruleset import Ruleset
 from hideseek_chat.rules.state import Deadline, DeadlineKind, GameState
 from hideseek_chat.store.batch import StagedWrites, collection_paused, read_states
+from hideseek_chat.store.deadlines import DueDeadline
 from hideseek_chat.store.health import is_transient
 from hideseek_chat.store.uow import RulesetLoader, UnitOfWorkFactory, cached_ruleset, record_applied
 
@@ -167,7 +168,7 @@ class Scheduler:
             claimed = uow.deadlines.claim_next(now)
             if claimed is None:
                 return None
-            deadline_id = claimed.deadline_id
+            failing = claimed  # the deadline a failure below is told against
             try:
                 state = uow.games.get(claimed.game_id)
                 # Within the locked game, its own oldest due deadline goes first.
@@ -177,8 +178,8 @@ class Scheduler:
                     # and its lock on the game (PostgreSQL re-reads only the locked row).
                     raise _FiredElsewhere
                 deadline = due[0]
-                deadline_id = deadline.id
                 assert deadline.due_at is not None
+                failing = DueDeadline(claimed.game_id, deadline.id, deadline.kind, deadline.due_at)
                 event = DeadlineReached(deadline.id)
                 new_state, decisions = apply(
                     self.rulesets(state.ruleset), state, event, deadline.due_at
@@ -194,11 +195,16 @@ class Scheduler:
                     raise  # looked at again, or tried again on the next tick
                 # The game's own fault (the engine, its rows, their write): the same every
                 # time, so it must not hold up every other game's timers. Closed unapplied.
-                log.exception("deadline %s of game %s failed", deadline_id, claimed.game_id)
+                log.exception("deadline %s of game %s failed", failing.deadline_id, failing.game_id)
                 uow.rollback()
-                self._close_unapplied(claimed.game_id, deadline_id)
+                self._close_unapplied(failing.game_id, failing.deadline_id)
                 return Fired(
-                    claimed.game_id, deadline_id, claimed.kind, claimed.due_at, (), repr(err)
+                    failing.game_id,
+                    failing.deadline_id,
+                    failing.kind,
+                    failing.due_at,
+                    (),
+                    repr(err),
                 )
         return Fired(claimed.game_id, deadline.id, deadline.kind, deadline.due_at, tuple(decisions))
 

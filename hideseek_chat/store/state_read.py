@@ -17,7 +17,7 @@ from sqlalchemy.dialects import postgresql
 
 from hideseek_chat.store.mapping import STATE_TABLES
 from hideseek_chat.store.models import Base, GameRow
-from hideseek_chat.store.session import Lent
+from hideseek_chat.store.session import Lent, driver_error
 from hideseek_chat.store.types import UTCDateTime
 
 
@@ -85,9 +85,12 @@ def read_postgresql(
     arguments = {"games": wanted} if len(wanted) != 1 else {"game": wanted[0]}
     dialect = connection.dialect
     driver: Any = connection.connection.driver_connection  # psycopg's: it prepares
-    with driver.cursor() as cursor:
-        cursor.execute(sql, arguments, prepare=True)
-        (tables,) = cursor.fetchone()
+    try:
+        with driver.cursor() as cursor:
+            cursor.execute(sql, arguments, prepare=True)
+            (tables,) = cursor.fetchone()
+    except dialect.loaded_dbapi.Error as error:  # as SQLAlchemy raises it (rawrow's too)
+        raise driver_error(dialect, error, driver, connection.invalidate, sql, arguments) from error
     if isinstance(tables, str):  # a connection without psycopg's JSON loader
         tables = json.loads(tables)
     loaded: dict[type[Base], list[Any]] = {}

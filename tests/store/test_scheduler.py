@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -276,3 +277,90 @@ def test_a_database_fault_closes_nothing(
         assert due_deadlines(uow.games.get(broken), when)  # still open
     fired = Scheduler(uow_factory).run_due(when)
     assert fired and not any(f.error for f in fired)
+
+
+def test_a_lock_timeout_while_reading_the_game_closes_nothing(
+    engine: Any, uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state's read runs on the driver's cursor: its errors must reach the scheduler
+    as SQLAlchemy's, or a lock held by a migration would be taken for the game's fault
+    and its deadline closed unapplied."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("a lock timeout is PostgreSQL's")
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError
+
+    game, begun = _begun_game(uow_factory, "tg:-1")
+    when = begun + timedelta(minutes=31)
+    real_claim = Deadlines.claim_next
+    blocker = engine.connect()
+
+    def claim_next(self: Deadlines, now: datetime) -> DueDeadline | None:
+        claimed = real_claim(self, now)
+        self.session.execute(text("SET LOCAL lock_timeout = '100ms'"))
+        blocker.execute(text("LOCK TABLE players IN ACCESS EXCLUSIVE MODE"))  # a migration
+        return claimed
+
+    monkeypatch.setattr(Deadlines, "claim_next", claim_next)
+    try:
+        with pytest.raises(OperationalError):
+            Scheduler(uow_factory).fire_next(when)
+    finally:
+        blocker.rollback()
+        blocker.close()
+    monkeypatch.undo()
+    with uow_factory() as uow:
+        assert len(due_deadlines(uow.games.get(game), when)) == 2  # both still open
+    assert {f.kind.value for f in Scheduler(uow_factory).run_due(when)} >= {"hiding_ends"}
+
+
+def _wrapped(error: Exception) -> Exception:
+    """``error`` as SQLAlchemy raises a driver's error."""
+    import sqlite3
+
+    import psycopg
+    from sqlalchemy.exc import DBAPIError
+
+    base = psycopg.Error if isinstance(error, psycopg.Error) else sqlite3.Error
+    return DBAPIError.instance("SELECT 1", {}, error, base)
+
+
+@pytest.mark.parametrize(
+    ("name", "transient"),
+    [
+        ("SerializationFailure", True),
+        ("DeadlockDetected", True),
+        ("LockNotAvailable", True),
+        ("QueryCanceled", True),
+        ("AdminShutdown", True),
+        ("UndefinedTable", True),  # a migration not run yet
+        ("UniqueViolation", False),
+        ("ForeignKeyViolation", False),
+        ("StringDataRightTruncation", False),
+        ("DivisionByZero", False),
+    ],
+)
+def test_a_database_fault_is_told_from_the_games_own(name: str, transient: bool) -> None:
+    import psycopg.errors
+
+    from hideseek_chat.store.health import is_transient
+
+    error = getattr(psycopg.errors, name)("x")
+    assert is_transient(_wrapped(error)) is transient
+
+
+def test_sqlites_and_the_drivers_own_faults_are_told_by_class() -> None:
+    import sqlite3
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import DBAPIError
+
+    from hideseek_chat.store.health import is_transient
+
+    assert is_transient(_wrapped(sqlite3.OperationalError("database is locked")))
+    assert not is_transient(_wrapped(sqlite3.IntegrityError("UNIQUE constraint failed")))
+    sqlite = create_engine("sqlite://")  # a value no driver can send
+    with sqlite.connect() as connection, pytest.raises(DBAPIError) as raised:
+        connection.exec_driver_sql("select ?", (object(),))
+    assert not is_transient(raised.value)
+    assert is_transient(OSError("connection refused")) and not is_transient(KeyError("x"))
