@@ -76,24 +76,19 @@ class Lent:
         self.connection.invalidate(error)
 
     def commit(self) -> None:
-        driver = self.driver
-        try:
-            driver.commit()
-        except self.dialect.loaded_dbapi.Error as error:
-            raise driver_error(
-                self.dialect, error, driver, self.invalidate, "COMMIT", None
-            ) from error
+        self._end(self.driver, "COMMIT")
 
     def rollback(self) -> None:
         driver = self.connection.dbapi_connection
-        if driver is None:  # invalidated: nothing is open
-            return
+        if driver is not None:  # else invalidated: nothing is open
+            self._end(driver, "ROLLBACK")
+
+    def _end(self, driver: DBAPIConnection, how: str) -> None:
+        """The driver's ``commit`` or ``rollback``, its errors as SQLAlchemy raises them."""
         try:
-            driver.rollback()
+            driver.commit() if how == "COMMIT" else driver.rollback()
         except self.dialect.loaded_dbapi.Error as error:
-            raise driver_error(
-                self.dialect, error, driver, self.invalidate, "ROLLBACK", None
-            ) from error
+            raise driver_error(self.dialect, error, driver, self.invalidate, how, None) from error
 
 
 class UnitSession(Session):

@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError
 from hideseek_chat.store.models import TrackerRow
 from hideseek_chat.store.rawrow import first_row, lend
 from hideseek_chat.store.session import Lent
-from hideseek_chat.store.uow import UnitOfWorkFactory
+from hideseek_chat.store.uow import UnitOfWork, UnitOfWorkFactory
 
 NOW = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
 _ADD = (
@@ -28,6 +28,13 @@ def _add(connection: Connection | Lent, ref: str) -> int:
     row = first_row(connection, _ADD, {"ref": ref, "hashed": ref.ljust(64, "0")})
     assert row is not None
     return int(row[0])
+
+
+def _lent(uow: UnitOfWork) -> Lent:
+    """The driver connection ``uow``'s session lends (PostgreSQL)."""
+    lent = lend(uow.session)
+    assert isinstance(lent, Lent)
+    return lent
 
 
 def _stored(engine: Engine) -> list[str]:
@@ -55,8 +62,7 @@ def test_a_lent_connection_commits_what_ran_on_it(
 ) -> None:
     _postgres_only(engine)
     with uow_factory() as uow:
-        lent = lend(uow.session)
-        assert isinstance(lent, Lent)
+        lent = _lent(uow)
         _add(lent, "tg:1")
         assert _stored(engine) == []  # not before the commit
         uow.commit()
@@ -77,8 +83,7 @@ def test_what_the_session_does_after_lending_is_the_same_transaction(
         uow.session.add(TrackerRow(person_ref="tg:2", token_hash="2" * 64, created_at=NOW))
         uow.session.flush()
         pid = uow.session.execute(text("select pg_backend_pid()")).scalar_one()
-        lent = lend(uow.session)
-        assert isinstance(lent, Lent)
+        lent = _lent(uow)
         assert first_row(lent, select(func.pg_backend_pid()), {}) == (pid,)
         uow.rollback()
         assert _stored(engine) == []  # both rolled back together
@@ -180,8 +185,7 @@ def test_an_invalidated_session_drops_the_lent_connection(
 ) -> None:
     _postgres_only(engine)
     with uow_factory() as uow:
-        lent = lend(uow.session)
-        assert isinstance(lent, Lent)
+        lent = _lent(uow)
         _add(lent, "tg:1")
         pid = first_row(lent, select(func.pg_backend_pid()), {})
         uow.session.invalidate()
