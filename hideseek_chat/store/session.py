@@ -36,15 +36,15 @@ def driver_error(
     dialect: Dialect,
     error: Any,
     driver: Any,
-    invalidate: Callable[[BaseException], None],
-    statement: str,
+    invalidate: Callable[[BaseException], None] | None,
+    statement: str | None,
     params: Any,
 ) -> StatementError:
-    """``error``, raised by the driver connection ``driver``, as SQLAlchemy raises it: a
-    ``DBAPIError`` (so that a caller's ``OperationalError`` handling sees it), the
-    connection invalidated when it is gone."""
+    """``error``, raised by the driver connection ``driver`` (None: while connecting), as
+    SQLAlchemy raises it: a ``DBAPIError`` (so that a caller's ``OperationalError``
+    handling sees it), the connection invalidated when it is gone."""
     gone = dialect.is_disconnect(error, driver, None)
-    if gone:
+    if gone and invalidate is not None:
         invalidate(error)
     return DBAPIError.instance(
         statement, params, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
@@ -61,10 +61,7 @@ class Lent:
         try:
             self.connection: PoolProxiedConnection = engine.raw_connection()
         except dialect.loaded_dbapi.Error as error:  # as engine.connect() raises it
-            gone = dialect.is_disconnect(error, None, None)
-            raise DBAPIError.instance(
-                None, None, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
-            ) from error
+            raise driver_error(dialect, error, None, None, None, None) from error
 
     @property
     def driver(self) -> DBAPIConnection:
