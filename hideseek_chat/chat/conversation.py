@@ -62,6 +62,8 @@ from hideseek_chat.store.uow import RulesetLoader, cached_ruleset
 #: A process sending a game's outbox holds it this long (renewed as it goes); one that died
 #: leaves it to the others after that.
 OUTBOX_LEASE = timedelta(seconds=60)
+#: ``handle``'s ``plan``: the replies' channel writes, in the turn's unit of work
+Planner = Callable[[UnitOfWork, list[Outbound]], None]
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,9 @@ class Conversation:
 
     # ------------------------------------------------------------------ inbound
 
-    def handle(self, msg: Inbound, payload: str | None = None) -> list[Outbound]:
+    def handle(
+        self, msg: Inbound, payload: str | None = None, plan: Planner | None = None
+    ) -> list[Outbound]:
         """Act on what a person did, in one unit of work; return the replies to send now.
 
         With an ``update_id`` the update is written to the inbox in that same transaction
@@ -150,7 +154,9 @@ class Conversation:
         ``[]`` and changes nothing. A refusal is remembered too, so it is said once. When a
         handler raises, the update is kept as failed with ``payload`` (the channel's raw
         update, for a look and a retry) and the exception propagates. Free texts are cut
-        to what a platform allows first (``edge.bounded``).
+        to what a platform allows first (``edge.bounded``). ``plan`` gets the replies of a message
+        with an ``update_id`` in its unit of work before it commits (a channel's own writes
+        for them, such as SMS's numbered choices).
         """
         msg = edge.bounded(msg)
         update_id = msg.update_id
@@ -165,6 +171,8 @@ class Conversation:
                 replies = routes.dispatch(turn)
                 if not uow.updates.begin_deferred():
                     return []  # a redelivery, found only now: nothing is committed
+                if plan is not None:
+                    plan(uow, replies)
                 turn.finish()
             except Redelivered:
                 return []
@@ -175,6 +183,8 @@ class Conversation:
                 replies = self._refuse(turn, refusal)
                 if update_id is not None:
                     uow.updates.settle(update_id, InboxStatus.REFUSED, msg.at, msg.chat)
+                    if plan is not None:
+                        plan(uow, replies)
                     uow.commit()
                 return replies
             except Exception:  # each ping is handled again alone, and raises there

@@ -46,7 +46,7 @@ from hideseek_chat.sms.media import Media, MediaError, fetch
 from hideseek_chat.sms.outgoing import Text
 from hideseek_chat.sms.reading import SmsIn, lane_of
 from hideseek_chat.sms.segments import segment_count
-from hideseek_chat.store import UnitOfWorkFactory
+from hideseek_chat.store import UnitOfWork, UnitOfWorkFactory
 from hideseek_chat.store.inbox import Redelivered, Stored
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.sms import Number, SentText, number_id_of, ref_of, update_id_of
@@ -74,6 +74,11 @@ class Sends(Protocol):
     """The gateway as the channel uses it (``gateway.Gateway``)."""
 
     def send(self, to: str, body: str, photo: str | None = None) -> str: ...
+
+
+def _resolve(stored: asyncio.Future[bool], new: bool) -> None:
+    if not stored.done():  # the webhook may have gone meanwhile
+        stored.set_result(new)
 
 
 def _stored_sms(stored: Stored) -> SmsIn | None:
@@ -180,19 +185,25 @@ class SmsChannel:
         stored: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._in_lanes.add(update_id)  # a resume meanwhile leaves it to this work
 
+        loop = asyncio.get_running_loop()
+
+        def resolve(new: bool) -> None:  # from the worker thread, once the text is stored
+            loop.call_soon_threadsafe(_resolve, stored, new)
+
         async def work() -> None:
             started = time.perf_counter()
             try:
                 now = self.clock()
-                if not sms.photos:  # the common case: stored, read and planned at once
+                if not sms.photos:  # the common case: one thread hop, stored before the 200
                     try:
-                        taken = await self._call(self._take, sms, number, lane, now)
+                        done = await self._call(
+                            self._whole, sms, number, lane, now, resolve, DELIVERY.get()
+                        )
                     except Exception as err:  # its type only: tried again step by step
                         log.warning("an SMS is taken step by step (%s)", type(err).__name__)
                     else:
-                        stored.set_result(taken is not None)
-                        if taken is not None:
-                            await self._act(taken, number, now)
+                        if done is not None:
+                            await self._after(*done, now)
                             metrics.update_handled("sms", time.perf_counter() - started)
                         return
                 try:
@@ -263,6 +274,62 @@ class SmsChannel:
         if own:  # STOP's confirmation, START's and HELP's reach an opted-out number too
             await self.perform(own, now, opted_out_too=reading.is_carrier(sms.body))
         await self._act((msg, []), number, now)
+
+    def _whole(
+        self,
+        sms: SmsIn,
+        number: str,
+        lane: str,
+        now: datetime,
+        resolve: Callable[[bool], None],
+        delivery: int | None,
+    ) -> tuple[list[Text], list[Text], bool] | None:
+        """A text without photos in one worker thread: ``_take`` (``resolve`` is told as
+        soon as it is stored, so the webhook answers then), then the conversation's turn,
+        whose replies are planned in the turn's own transaction. The channel's own texts
+        and the turn's replies, to send in that order, and whether the conversation had the
+        text; None for a redelivery. A failure after the text was stored is logged here:
+        the text is kept in the inbox (as failed, with its form, when the turn raised)."""
+        taken = self._take(sms, number, lane, now)
+        resolve(taken is not None)
+        if taken is None:
+            return None
+        msg, own = taken
+        if msg is None:
+            return own, [], False
+        planned: list[Text] = []
+        reply_to = msg.sender.ref
+        own_id = number_id_of(reply_to)
+        erased = None if own_id is None else Number(own_id, number, False, None)
+
+        def plan(uow: UnitOfWork, replies: list[Outbound]) -> None:
+            actions = adapt(replies, self.capabilities)
+            planned[:] = outgoing.plan(
+                uow, actions, self.clock(), reply_to, False, erased, self.media_base, delivery
+            )
+
+        try:
+            self.conversation.handle(msg, None, plan)
+        except Exception as err:  # kept in the inbox as failed, with its form
+            log.error("an SMS failed in the conversation (%s)", type(err).__name__)
+            planned = []
+        return own, planned, True
+
+    async def _after(
+        self, own: list[Text], replies: list[Text], turned: bool, now: datetime
+    ) -> None:
+        """Send what ``_whole`` planned (one hop to the sending threads), then the games'
+        news when the conversation had the text."""
+        if own or replies:
+            await self._send_call(self._send_all, [own, replies], now)
+        if turned:
+            await self.driver.drain()
+            self.driver.start_map_jobs()
+
+    def _send_all(self, batches: list[list[Text]], now: datetime) -> None:
+        for texts in batches:
+            if texts:
+                self._send(texts, now)
 
     def _take(
         self, sms: SmsIn, number: str, lane: str, now: datetime

@@ -75,3 +75,28 @@ async def test_a_text_that_cannot_be_read_is_stored_and_kept_as_failed(
         with uow_factory() as uow:
             row = uow.session.query(InboxRow).one()
             assert row.status == InboxStatus.FAILED
+
+
+async def test_a_turn_that_fails_after_planning_its_replies_sends_none_and_keeps_the_text(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text's replies are planned in its turn's transaction: when that transaction fails
+    at its commit, neither the planned texts nor their numbered choices may go out, and the
+    text is kept as failed with its form (for a look and a retry)."""
+    from hideseek_chat.chat.turn import Turn
+
+    async with sms_bot(uow_factory, gateway) as bot:
+        await bot.phones.text(BOB, "NEW small metric")  # a game, with its code texted
+        before = len(gateway.to(BOB))
+        assert before >= 1
+
+        def failing(turn: Turn) -> None:
+            raise RuntimeError("the commit failed")
+
+        monkeypatch.setattr(Turn, "finish", failing)
+        await bot.phones.text(BOB, "STATUS")
+        assert len(gateway.to(BOB)) == before  # nothing planned went out
+        with uow_factory() as uow:
+            row = uow.session.query(InboxRow).order_by(InboxRow.id.desc()).first()
+            assert row is not None and row.status == InboxStatus.FAILED
+            assert row.payload is not None and '"STATUS"' in row.payload
