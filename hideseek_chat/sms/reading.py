@@ -96,11 +96,12 @@ def read(
     known = uow.sms.number(number, now)
     assert known is not None
     ref = known.ref
-    language = parsed.language or uow.chats.language(ref)
+    person = uow.sms.person(known.id)  # read with the number
+    language = parsed.language or (person.language if person else None)
     fmt = Formatter(language or "en")
-    known_name = uow.chats.name_of(ref)
+    known_name = person.name if person and person.name else None
     name = known_name or say("sms.default_name", {"number": known.id}, fmt)
-    if known_name is None or not uow.chats.can_message(ref):
+    if known_name is None or not (person and person.private_ok):
         uow.chats.met(ref, name, now, private_ok=True)  # texting is writing back
     sender = Sender(ref, name, language=parsed.language)
     own: list[Outbound] = []

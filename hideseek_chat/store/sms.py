@@ -82,6 +82,15 @@ class Number:
 
 
 @dataclass(frozen=True)
+class Person:
+    """What a number's person row says, read with the number (``SmsBook.person``)."""
+
+    name: str | None
+    language: str | None
+    private_ok: bool
+
+
+@dataclass(frozen=True)
 class Choice:
     """A numbered choice waiting for a reply."""
 
@@ -127,7 +136,17 @@ def _number(row: SmsNumberRow) -> Number:
 # Every text reads its number's row and person first, then the number's pending choices:
 # built once (as the admin's /status reads what a game's texts cost).
 _NUMBER = (
-    select(SmsNumberRow, PersonRow)
+    select(
+        SmsNumberRow.id,
+        SmsNumberRow.number,
+        SmsNumberRow.opted_out,
+        SmsNumberRow.current_chat,
+        SmsNumberRow.digest_minutes,
+        PersonRow.ref,
+        PersonRow.name,
+        PersonRow.language,
+        PersonRow.private_ok,
+    )
     .outerjoin(PersonRow, PersonRow.ref == _ref_in_sql(SmsNumberRow.id))
     .where(SmsNumberRow.number == bindparam("number"))
 )
@@ -149,6 +168,19 @@ _BY_ID = select(
     SmsNumberRow.current_chat,
     SmsNumberRow.digest_minutes,
 ).where(SmsNumberRow.id == bindparam("id"))
+_SENT = (  # one text counted: a prebuilt statement (a sending thread's usual batch)
+    insert(SmsMessageRow)
+    .values(
+        sid=bindparam("sid"),
+        number_id=bindparam("number_id"),
+        chat_key=bindparam("chat_key"),
+        segments=bindparam("segments"),
+        status=bindparam("status"),
+        sent_at=bindparam("sent_at"),
+        delivery_id=bindparam("delivery_id"),
+    )
+    .returning(SmsMessageRow.id)
+)
 _COUNTS = select(
     func.count(SmsMessageRow.id), func.coalesce(func.sum(SmsMessageRow.segments), 0)
 ).where(SmsMessageRow.chat_key == bindparam("chat"))
@@ -162,10 +194,12 @@ class SmsBook:
         #: numbers by id as this unit of work read them (every text planned looks its
         #: recipient up), dropped when it changes one (``_changed``) or rolls back
         self._numbers: dict[int, Number] = {}
+        self._people: dict[int, Person | None] = {}
 
     def forget_read(self) -> None:
         """Drop the numbers read (the transaction was rolled back)."""
         self._numbers.clear()
+        self._people.clear()
 
     def _changed(self, number_id: int) -> None:
         self._numbers.pop(number_id, None)
@@ -173,22 +207,28 @@ class SmsBook:
     # ----- numbers -----
 
     def number(self, number: str, now: datetime, *, create: bool = True) -> Number | None:
-        """The row of ``number`` (E.164), made on first contact when ``create``."""
-        # With its person's row, both held for the unit of work (``store.held``): the
-        # reading of a text looks up the name and language next, then without a query.
-        found = self.session.execute(_NUMBER, {"number": number}).one_or_none()
-        row = None if found is None else found[0]
-        if found is not None and found[1] is not None:
-            hold(self.session, found[1])
-        if row is None:
+        """The row of ``number`` (E.164), made on first contact when ``create``; what its
+        person's row says comes with it (``person``), in the same query."""
+        self.session.flush()  # a number or a person this unit of work made
+        found = first_row(lend(self.session), _NUMBER, {"number": number})
+        if found is None:
             if not create:
                 return None
             row = SmsNumberRow(number=number, opted_out=False, created_at=now)
             self.session.add(row)
             self.session.flush()
-        hold(self.session, row)
-        known = self._numbers[row.id] = _number(row)
+            hold(self.session, row)
+            known = self._numbers[row.id] = _number(row)
+            self._people[known.id] = None
+            return known
+        known = self._numbers[found[0]] = Number(*found[:5])
+        self._people[known.id] = None if found[5] is None else Person(*found[6:])
         return known
+
+    def person(self, number_id: int) -> Person | None:
+        """What the person's row of a number ``number`` just read says (None: never met);
+        ask ``uow.chats`` after changing it."""
+        return self._people.get(number_id)
 
     def by_id(self, number_id: int) -> Number | None:
         known = self._numbers.get(number_id)
@@ -503,6 +543,9 @@ class SmsBook:
             }
             for text in texts
         ]
+        if len(rows) == 1:
+            all_rows(lend(self.session), _SENT, rows[0])
+            return
         self.session.execute(insert(cast(Table, SmsMessageRow.__table__)), rows)  # no RETURNING
 
     def status(self, sid: str, status: str, now: datetime) -> bool:

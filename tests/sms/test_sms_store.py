@@ -255,3 +255,30 @@ def test_a_number_read_in_a_unit_of_work_follows_its_changes_and_rollbacks(
         assert undone is not None and undone.opted_out  # the rollback undid START
         uow.sms.forget(made.id)
         assert uow.sms.by_id(made.id) is None
+
+
+def test_a_number_comes_with_what_its_persons_row_says(uow_factory: UnitOfWorkFactory) -> None:
+    """Reading a text looks up the sender's name, language and whether they may be
+    written to: ``number`` reads them in its own query (``person``), so they must be the
+    row's, and a number never met, or just made, has none."""
+    with uow_factory() as uow:
+        made = uow.sms.number(A, START)
+        assert made is not None and uow.sms.person(made.id) is None  # just made
+        uow.commit()
+    with uow_factory() as uow:
+        known = uow.sms.number(A, START)
+        assert known is not None and uow.sms.person(known.id) is None  # never met
+        uow.chats.met(known.ref, "Ada", START, private_ok=True)
+        uow.chats.set_language(known.ref, "Ada", "de", START)
+        again = uow.sms.number(A, START)  # what this unit of work changed is read too
+        assert again is not None
+        facts = uow.sms.person(again.id)
+        assert facts is not None and (facts.name, facts.language, facts.private_ok) == (
+            "Ada",
+            "de",
+            True,
+        )
+        uow.rollback()
+        assert uow.sms.person(known.id) is None  # forgotten with the rollback
+        reread = uow.sms.number(A, START)
+        assert reread is not None and uow.sms.person(reread.id) is None
