@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import Engine, create_engine, insert, text
 from twilio.request_validator import RequestValidator
 
+from hideseek_chat.app import freeze_heap
 from hideseek_chat.chat.conversation import Conversation
 from hideseek_chat.sms.channel import SmsChannel, SmsIn
 from hideseek_chat.sms.gateway import Gateway, GatewaySettings
@@ -76,10 +77,11 @@ class Recorder:
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, str]] = []
+        self.prefix = "SM" + uuid.uuid4().hex[:8]  # one of each process's recorders
 
     def send(self, to: str, body: str, photo: str | None = None) -> str:
         self.sent.append((to, body))
-        return f"SMsetup{len(self.sent):026d}"
+        return f"{self.prefix}{len(self.sent):024d}"
 
 
 # ----------------------------------------------------------------- the gateway's side
@@ -112,10 +114,11 @@ def api_side(port: int, api_ms: float, ready: Any, out: Any) -> None:
 
     async def serve() -> None:
         server = await asyncio.start_server(answer, "127.0.0.1", port, backlog=1024)
+        cpu = time.process_time()  # from here: the imports and the start are not the load's
         ready.set()
         await asyncio.get_running_loop().run_in_executor(None, out.recv)  # "stop"
         server.close()
-        out.send((arrived, time.process_time()))
+        out.send((arrived, time.process_time() - cpu))
 
     asyncio.run(serve())
 
@@ -123,6 +126,7 @@ def api_side(port: int, api_ms: float, ready: Any, out: Any) -> None:
 def gateway_side(
     api_port: int,
     webhook_url: str,
+    workers: list[int],
     numbers: list[str],
     rate: float,
     seconds: float,
@@ -132,7 +136,9 @@ def gateway_side(
 ) -> None:
     """In a child process: the load on the bot (open loop, a minimal HTTP/1.1 client on
     asyncio streams: httpx took more CPU than the bot), with the fake API in a process of
-    its own; reports the latencies and both processes' CPU per text."""
+    its own; reports the latencies and both processes' CPU per text. Each text goes to the
+    next of the ``workers`` (their ports) in turn, as a round-robin balancer would send it;
+    all are signed for the one public ``webhook_url``."""
     spawn = multiprocessing.get_context("spawn")
     ready, (ours, theirs) = spawn.Event(), spawn.Pipe()
     api = spawn.Process(target=api_side, args=(api_port, api_ms, ready, theirs))
@@ -144,15 +150,18 @@ def gateway_side(
     validator = RequestValidator(TOKEN)
     statuses: list[int] = []
     address = urlsplit(webhook_url)
-    idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    idles: dict[int, list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {
+        port: [] for port in workers
+    }
 
-    async def post(request: bytes) -> int:
+    async def post(request: bytes, port: int) -> int:
         """Post on a kept connection (a fresh one when none is free, or when the server
         closed the kept one); 0 when even a fresh connection failed."""
+        idle = idles[port]
         for fresh in (not idle, True):
             if fresh:
                 try:
-                    pair = await asyncio.open_connection(address.hostname, address.port)
+                    pair = await asyncio.open_connection(address.hostname, port)
                 except OSError:
                     return 0
             else:
@@ -198,14 +207,15 @@ def gateway_side(
                 f"Content-Length: {len(encoded)}\r\n\r\n"
             ).encode() + encoded
             posts[sender].append(time.perf_counter())
-            tasks.append(asyncio.ensure_future(post(request)))
+            tasks.append(asyncio.ensure_future(post(request, workers[i % len(workers)])))
         statuses.extend(await asyncio.gather(*tasks))
         achieved = total / (time.perf_counter() - begin)
         await asyncio.sleep(3)  # the last replies
         return achieved
 
-    achieved = asyncio.run(load())
     load_cpu = time.process_time()
+    achieved = asyncio.run(load())
+    load_cpu = time.process_time() - load_cpu
     ours.send("stop")
     arrived, api_cpu = ours.recv()
     api.join()
@@ -253,31 +263,77 @@ async def setup_games(channel: SmsChannel, games: int, players: int) -> None:
         await say(first, "begin")
 
 
-async def run_bot(engine: Engine, args: argparse.Namespace) -> list[float]:
-    Base.metadata.create_all(engine)
+def _bot(
+    database: str, port: int, public: str, api_port: int, numbers: list[str], out: Any
+) -> None:
+    """One bot worker process, as in production: its own engine, channel, conversation and
+    web server on ``port``, all signed for the one ``public`` URL."""
+    asyncio.run(_serve(database, port, public, api_port, numbers, out))
+
+
+async def _serve(
+    database: str, port: int, public: str, api_port: int, numbers: list[str], out: Any
+) -> None:
+    engine = make_engine(database, pool_size=20)
     uow_factory = unit_of_work_factory(engine)
-    api_port, web_port = _free_port(), _free_port()
-    public = f"http://127.0.0.1:{web_port}"
     clock = lambda: START  # noqa: E731 (the game's time stands still: STATUS only)
     channel = SmsChannel(uow_factory, Recorder(), clock, pool=ThreadPoolExecutor(16))
     threads = ThreadPoolExecutor(8, thread_name_prefix="store")
     driver = channel.attach(Conversation(uow_factory, seeds=lambda: 11), threads=threads)
-    await setup_games(channel, args.games, args.players)
+    for i, sender in enumerate(numbers):  # warm: the map, the caches, prepared statements
+        await channel.receive_form(f"SMwarm{port:05d}{i:021d}", sender, "STATUS")
+    await channel.lanes.join()
+    await driver.idle()
     channel.gateway = Gateway(
         GatewaySettings(ACCOUNT, TOKEN, BOT, base_url=f"http://127.0.0.1:{api_port}")
     )
-    numbers = [number(g, p) for g in range(args.games) for p in range(args.players)]
     routes = sms_routes(SmsWebhook(public, TOKEN), channel.receive_form, channel.record_status)
-    server = make_server(make_app(routes), "127.0.0.1", web_port)
+    freeze_heap()  # as the app does before it serves
+    server = make_server(make_app(routes), "127.0.0.1", port)
     serving = asyncio.ensure_future(server.serve())
     while not server.started:
         await asyncio.sleep(0.01)
-    ours, theirs = multiprocessing.Pipe()
-    child = multiprocessing.get_context("spawn").Process(
+    loop = asyncio.get_running_loop()
+    out.send("ready")
+    await loop.run_in_executor(None, out.recv)  # "go"
+    cpu = time.process_time()
+    await loop.run_in_executor(None, out.recv)  # the load is over
+    await channel.lanes.join()
+    await driver.idle()
+    out.send(time.process_time() - cpu)  # this process, all its threads
+    server.should_exit = True
+    await serving
+    threads.shutdown()
+    engine.dispose()
+
+
+async def run_bot(engine: Engine, database: str, args: argparse.Namespace) -> list[float]:
+    """Set the games up in this process, then run ``--workers`` bot processes on
+    ``database`` (one process on SQLite, which serves one) and the gateway's side."""
+    Base.metadata.create_all(engine)
+    uow_factory = unit_of_work_factory(engine)
+    channel = SmsChannel(uow_factory, Recorder(), lambda: START, pool=ThreadPoolExecutor(4))
+    channel.attach(Conversation(uow_factory, seeds=lambda: 11))
+    await setup_games(channel, args.games, args.players)
+    engine.dispose()
+    numbers = [number(g, p) for g in range(args.games) for p in range(args.players)]
+    api_port = _free_port()
+    ports = [_free_port() for _ in range(args.workers)]
+    public = f"http://127.0.0.1:{ports[0]}"
+    spawn = multiprocessing.get_context("spawn")
+    bots = []
+    for port in ports:
+        ours, theirs = spawn.Pipe()
+        bot = spawn.Process(target=_bot, args=(database, port, public, api_port, numbers, theirs))
+        bot.start()
+        bots.append((bot, ours))
+    ours, theirs = spawn.Pipe()
+    child = spawn.Process(
         target=gateway_side,
         args=(
             api_port,
             f"{public}/sms",
+            ports,
             numbers,
             args.rate,
             args.seconds,
@@ -288,22 +344,26 @@ async def run_bot(engine: Engine, args: argparse.Namespace) -> list[float]:
     )
     child.start()
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, ours.recv)  # "ready"
-    cpu = time.process_time()
+    for _, pipe in bots:
+        assert await loop.run_in_executor(None, pipe.recv) == "ready"
+    await loop.run_in_executor(None, ours.recv)  # "ready": the API listens
+    for _, pipe in bots:
+        pipe.send("go")
     ours.send("go")
     _, achieved = await loop.run_in_executor(None, ours.recv)
-    await channel.lanes.join()
-    await driver.idle()
-    cpu = time.process_time() - cpu  # the bot's process, all its threads
+    cpu = 0.0
+    for _, pipe in bots:
+        pipe.send("over")
+        cpu += await loop.run_in_executor(None, pipe.recv)
     _, latencies, missing, bad, (load_cpu, api_cpu) = await loop.run_in_executor(None, ours.recv)
     child.join()
-    server.should_exit = True
-    await serving
-    threads.shutdown()
+    for bot, _ in bots:
+        bot.join()
     texts = int(args.rate * args.seconds)
     print(
-        f"posted and answered at {achieved:.0f}/s (asked: {args.rate:.0f}/s); replies missing"
-        f" {missing}; non-200 answers {len(bad)}; bot CPU {1000 * cpu / texts:.1f} ms a text;"
+        f"posted and answered at {achieved:.0f}/s (asked: {args.rate:.0f}/s) by"
+        f" {args.workers} bot process(es); replies missing {missing}; non-200 answers"
+        f" {len(bad)}; bot CPU {1000 * cpu / texts:.1f} ms a text;"
         f" floor (one Core insert of an inbox row, committed) {_floor(engine):.2f} ms;"
         f" the load's CPU {load_cpu:.1f} ms, the fake API's {api_cpu:.1f} ms a text"
     )
@@ -341,17 +401,16 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _postgres_engine(base: str) -> Iterator[Engine]:
+def _postgres_engine(base: str) -> Iterator[tuple[Engine, str]]:
     schema = f"bench_{uuid.uuid4().hex[:8]}"
     admin = create_engine(base)
     with admin.begin() as connection:
         connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     separator = "&" if "?" in base else "?"
-    engine = make_engine(
-        f"{base}{separator}options={quote(f'-csearch_path={schema}')}", pool_size=20
-    )
+    url = f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
+    engine = make_engine(url, pool_size=20)
     try:
-        yield engine
+        yield engine, url
     finally:
         engine.dispose()
         with admin.begin() as connection:
@@ -386,17 +445,26 @@ def main() -> None:
         default=0.0,
         help="how long the fake API takes to answer a send (a real one: 100 ms or more)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="bot processes on one PostgreSQL, the texts dealt to them in turn",
+    )
     parser.add_argument("--postgres", default=os.environ.get("HIDESEEK_TEST_POSTGRES_URL"))
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     if args.postgres:
-        with _postgres_engine(args.postgres) as engine:
-            _report("postgresql", asyncio.run(run_bot(engine, args)))
+        with _postgres_engine(args.postgres) as (engine, url):
+            _report("postgresql", asyncio.run(run_bot(engine, url, args)))
         return
+    if args.workers != 1:
+        parser.error("SQLite serves one process: --workers needs --postgres")
     with tempfile.TemporaryDirectory() as directory:
-        engine = make_engine(f"sqlite:///{Path(directory) / 'bench.sqlite3'}")
+        url = f"sqlite:///{Path(directory) / 'bench.sqlite3'}"
+        engine = make_engine(url)
         try:
-            _report("sqlite", asyncio.run(run_bot(engine, args)))
+            _report("sqlite", asyncio.run(run_bot(engine, url, args)))
         finally:
             engine.dispose()
 
