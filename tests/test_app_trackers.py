@@ -5,6 +5,7 @@ app reaches it over real HTTP while the bot polls a fake Bot API."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 from datetime import UTC, datetime
@@ -106,6 +107,7 @@ def test_long_polling_serves_the_tracker_routes(tmp_path: Path) -> None:
     finally:
         built.engine.dispose()
         api.stop()
+        gc.unfreeze()  # the app froze the heap as it began serving: not this test run's
     assert answers == {"good": 200, "wrong": 401}
     assert api.sent("getUpdates") == [] and api.polls > 0  # it was polling meanwhile
 

@@ -171,7 +171,7 @@ class Conversation:
                 replies = routes.dispatch(turn)
                 if not uow.updates.begin_deferred():
                     return []  # a redelivery, found only now: nothing is committed
-                if plan is not None:
+                if plan is not None and update_id is not None:  # finish commits it then
                     plan(uow, replies)
                 turn.finish()
             except Redelivered:

@@ -203,7 +203,7 @@ class SmsChannel:
                         log.warning("an SMS is taken step by step (%s)", type(err).__name__)
                     else:
                         if done is not None:
-                            await self._after(*done, now)
+                            await self._after(*done, number, now)
                             metrics.update_handled("sms", time.perf_counter() - started)
                         return
                 try:
@@ -283,20 +283,23 @@ class SmsChannel:
         now: datetime,
         resolve: Callable[[bool], None],
         delivery: int | None,
-    ) -> tuple[list[Text], list[Text], bool] | None:
+    ) -> tuple[list[Text], list[Text], Inbound | None] | None:
         """A text without photos in one worker thread: ``_take`` (``resolve`` is told as
         soon as it is stored, so the webhook answers then), then the conversation's turn,
         whose replies are planned in the turn's own transaction. The channel's own texts
-        and the turn's replies, to send in that order, and whether the conversation had the
-        text; None for a redelivery. A failure after the text was stored is logged here:
-        the text is kept in the inbox (as failed, with its form, when the turn raised)."""
+        and the turn's replies, to send in that order, and the text's message (the turn is
+        left to ``_act`` when there are own texts: they go first); None for a redelivery.
+        A failure after the text was stored is logged here: the text is kept in the inbox
+        (as failed, with its form, when the turn raised)."""
         taken = self._take(sms, number, lane, now)
         resolve(taken is not None)
         if taken is None:
             return None
         msg, own = taken
         if msg is None:
-            return own, [], False
+            return own, [], None
+        if own:  # NEW's code: sent before the turn, whose news may go out at any moment
+            return own, [], msg
         planned: list[Text] = []
         reply_to = msg.sender.ref
         own_id = number_id_of(reply_to)
@@ -313,23 +316,30 @@ class SmsChannel:
         except Exception as err:  # kept in the inbox as failed, with its form
             log.error("an SMS failed in the conversation (%s)", type(err).__name__)
             planned = []
-        return own, planned, True
+        return [], planned, msg
 
     async def _after(
-        self, own: list[Text], replies: list[Text], turned: bool, now: datetime
+        self,
+        own: list[Text],
+        replies: list[Text],
+        msg: Inbound | None,
+        number: str,
+        now: datetime,
     ) -> None:
         """Send what ``_whole`` planned (one hop to the sending threads), then the games'
-        news when the conversation had the text."""
-        if own or replies:
-            await self._send_call(self._send_all, [own, replies], now)
-        if turned:
+        news when the conversation had the text; with the channel's own texts, those
+        first and then the text's turn (``msg``), as ``_act`` does."""
+        if own:
+            await self._act((msg, own), number, now)
+            return
+        if replies:
+            try:
+                await self._send_call(self._send, replies, now)
+            except Exception as err:  # sent, but not counted: the game goes on
+                log.error("texts sent were not counted (%s)", type(err).__name__)
+        if msg is not None:
             await self.driver.drain()
             self.driver.start_map_jobs()
-
-    def _send_all(self, batches: list[list[Text]], now: datetime) -> None:
-        for texts in batches:
-            if texts:
-                self._send(texts, now)
 
     def _take(
         self, sms: SmsIn, number: str, lane: str, now: datetime

@@ -100,3 +100,40 @@ async def test_a_turn_that_fails_after_planning_its_replies_sends_none_and_keeps
             row = uow.session.query(InboxRow).order_by(InboxRow.id.desc()).first()
             assert row is not None and row.status == InboxStatus.FAILED
             assert row.payload is not None and '"STATUS"' in row.payload
+
+
+async def test_a_reply_whose_count_fails_is_sent_and_the_failure_is_logged_not_raised(
+    uow_factory: UnitOfWorkFactory,
+    gateway: FakeGateway,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A turn's replies go out after its commit: when counting them fails, the turn stays
+    applied and the replies sent (nothing could send them again), the failure logged by
+    the channel instead of escaping into its lane unseen."""
+    import asyncio
+
+    from hideseek_chat.sms.channel import SmsChannel
+
+    real = SmsChannel._write_counts
+    failing = [False]
+
+    def flaky(channel: SmsChannel, counted: Any) -> None:
+        if failing[0]:
+            raise RuntimeError("the count failed")
+        real(channel, counted)
+
+    monkeypatch.setattr(SmsChannel, "_write_counts", flaky)
+    escaped: list[object] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: escaped.append(context))
+    async with sms_bot(uow_factory, gateway) as bot:
+        await bot.phones.text(BOB, "NEW small metric")
+        before = len(gateway.to(BOB))
+        failing[0] = True
+        await bot.phones.text(BOB, "STATUS")
+        assert len(gateway.to(BOB)) == before + 1  # the status went out
+        assert "texts sent were not counted (RuntimeError)" in caplog.text
+        with uow_factory() as uow:
+            row = uow.session.query(InboxRow).order_by(InboxRow.id.desc()).first()
+            assert row is not None and row.status == InboxStatus.APPLIED
+    assert escaped == []

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import InboxRow, InboxStatus, SmsMessageRow
 from tests.sms.conftest import SmsBot, sms_bot
-from tests.sms.fakes import ACCOUNT, BOT_NUMBER, FakeGateway, signed
+from tests.sms.fakes import ACCOUNT, BOT_NUMBER, FakeGateway, Phones, signed
 from tests.sms.test_sms_game import ALICE, BOB, CAROL, start_game
 
 
@@ -48,15 +48,10 @@ class BothPhones:
         for bot in self.bots:  # news one worker stored while the other was sending
             await bot.phones.settle()  # type: ignore[misc]
 
-    def said(self, number: str) -> list[str]:
-        return self.gateway.to(number)
-
-    def last(self, number: str) -> str:
-        texts = self.said(number)
-        return texts[-1] if texts else ""
-
-    def since(self, number: str, mark: int) -> str:
-        return "\n".join(self.said(number)[mark:])
+    # What the phones were texted: as ``Phones`` reads it (from the gateway alone).
+    said = Phones.said
+    last = Phones.last
+    since = Phones.since
 
 
 @dataclass
