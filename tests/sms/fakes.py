@@ -160,6 +160,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def inbound_form(sid: str, number: str, body: str, **extra: str) -> dict[str, str]:
+    """The gateway's webhook form of a text ``number`` sent to the bot."""
+    return {
+        "MessageSid": sid,
+        "AccountSid": ACCOUNT,
+        "From": number,
+        "To": BOT_NUMBER,
+        "Body": body,
+        "NumMedia": "0",
+        **extra,
+    }
+
+
 def signed(url: str, form: dict[str, str], token: str = TOKEN) -> dict[str, str]:
     """The gateway's signature header for posting ``form`` to ``url``."""
     return {"X-Twilio-Signature": RequestValidator(token).compute_signature(url, form)}
@@ -197,15 +210,7 @@ class Phones:
 
     async def text(self, number: str, body: str, **extra: str) -> httpx.Response:
         self.count += 1
-        form = {
-            "MessageSid": f"SMin{self.count:030d}",
-            "AccountSid": ACCOUNT,
-            "From": number,
-            "To": BOT_NUMBER,
-            "Body": body,
-            "NumMedia": "0",
-            **extra,
-        }
+        form = inbound_form(f"SMin{self.count:030d}", number, body, **extra)
         response = await self.client.post("/sms", data=form, headers=signed(self.url, form))
         assert response.status_code == 200, response.text
         await self.settle()  # type: ignore[misc]

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import InboxRow, InboxStatus, SmsMessageRow
 from tests.sms.conftest import SmsBot, sms_bot
-from tests.sms.fakes import ACCOUNT, BOT_NUMBER, FakeGateway, Phones, signed
+from tests.sms.fakes import FakeGateway, Phones, inbound_form, signed
 from tests.sms.test_sms_game import ALICE, BOB, CAROL, start_game
 
 
@@ -30,14 +30,7 @@ class BothPhones:
 
     async def text(self, number: str, body: str) -> None:
         self.count += 1
-        form = {
-            "MessageSid": f"SMboth{self.count:028d}",
-            "AccountSid": ACCOUNT,
-            "From": number,
-            "To": BOT_NUMBER,
-            "Body": body,
-            "NumMedia": "0",
-        }
+        form = inbound_form(f"SMboth{self.count:028d}", number, body)
         posts = [
             bot.phones.client.post("/sms", data=form, headers=signed(bot.phones.url, form))
             for bot in self.bots
