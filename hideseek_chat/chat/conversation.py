@@ -154,9 +154,9 @@ class Conversation:
         ``[]`` and changes nothing. A refusal is remembered too, so it is said once. When a
         handler raises, the update is kept as failed with ``payload`` (the channel's raw
         update, for a look and a retry) and the exception propagates. Free texts are cut
-        to what a platform allows first (``edge.bounded``). ``plan`` gets the replies of a message
-        with an ``update_id`` in its unit of work before it commits (a channel's own writes
-        for them, such as SMS's numbered choices).
+        to what a platform allows first (``edge.bounded``). ``plan`` gets the replies of a
+        message with an ``update_id`` in its unit of work before it commits (a channel's
+        own writes for them, such as SMS's numbered choices).
         """
         msg = edge.bounded(msg)
         update_id = msg.update_id

@@ -76,6 +76,13 @@ class Sends(Protocol):
     def send(self, to: str, body: str, photo: str | None = None) -> str: ...
 
 
+def _reply_number(reply_to: str, number: str) -> Number | None:
+    """The number a reply to the person ``reply_to`` goes to even when the store no longer
+    knows it (the message erased it): None when ``reply_to`` is no SMS person."""
+    own = number_id_of(reply_to)
+    return None if own is None else Number(own, number, False, None)
+
+
 def _resolve(stored: asyncio.Future[bool], new: bool) -> None:
     if not stored.done():  # the webhook may have gone meanwhile
         stored.set_result(new)
@@ -182,10 +189,9 @@ class SmsChannel:
             return None
         update_id = update_id_of(sms.sid)
         lane = lane_of(number)
-        stored: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._in_lanes.add(update_id)  # a resume meanwhile leaves it to this work
-
         loop = asyncio.get_running_loop()
+        stored: asyncio.Future[bool] = loop.create_future()
+        self._in_lanes.add(update_id)  # a resume meanwhile leaves it to this work
 
         def resolve(new: bool) -> None:  # from the worker thread, once the text is stored
             loop.call_soon_threadsafe(_resolve, stored, new)
@@ -302,8 +308,7 @@ class SmsChannel:
             return own, [], msg
         planned: list[Text] = []
         reply_to = msg.sender.ref
-        own_id = number_id_of(reply_to)
-        erased = None if own_id is None else Number(own_id, number, False, None)
+        erased = _reply_number(reply_to, number)
 
         def plan(uow: UnitOfWork, replies: list[Outbound]) -> None:
             actions = adapt(replies, self.capabilities)
@@ -443,8 +448,7 @@ class SmsChannel:
         driver tries again later); a later failure is logged and the rest goes on, so a
         game's announcement never reaches a member twice."""
         adapted = adapt(actions, self.capabilities)
-        own = number_id_of(reply_to) if reply_to is not None else None
-        erased = None if own is None or number is None else Number(own, number, False, None)
+        erased = None if reply_to is None or number is None else _reply_number(reply_to, number)
         delivery = DELIVERY.get()
         return await self._send_call(
             self._deliver, adapted, now, reply_to, opted_out_too, erased, delivery

@@ -43,6 +43,11 @@ def _stored(engine: Engine) -> list[str]:
         return list(refs)
 
 
+def _checked_out(engine: Engine) -> int:
+    """Connections the engine's pool has lent out now."""
+    return int(engine.pool.checkedout())  # type: ignore[attr-defined]
+
+
 def _postgres_only(engine: Engine) -> None:
     if engine.dialect.name != "postgresql":
         pytest.skip("nothing is lent off PostgreSQL")
@@ -69,7 +74,7 @@ def test_a_lent_connection_commits_what_ran_on_it(
         assert _stored(engine) == ["tg:1"]
         _add(lend(uow.session), "tg:2")  # the same unit of work goes on: a new transaction
     assert _stored(engine) == ["tg:1"]  # left without a commit: rolled back
-    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert _checked_out(engine) == 0
 
 
 def test_what_the_session_does_after_lending_is_the_same_transaction(
@@ -91,7 +96,7 @@ def test_what_the_session_does_after_lending_is_the_same_transaction(
         uow.session.add(TrackerRow(person_ref="tg:4", token_hash="4" * 64, created_at=NOW))
         uow.commit()
     assert _stored(engine) == ["tg:3", "tg:4"]
-    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert _checked_out(engine) == 0
 
 
 def test_a_session_holding_a_connection_lends_that_one(
@@ -134,11 +139,11 @@ def test_the_connection_goes_back_when_the_turn_fails(
         _add(lend(uow.session), "tg:1")
         uow.session.get(TrackerRow, 1)  # joined too
         raise RuntimeError("the handler broke")
-    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert _checked_out(engine) == 0
     with pytest.raises(DBAPIError), uow_factory() as uow:
         _add(lend(uow.session), "tg:1")
         _add(lend(uow.session), "tg:1")  # the same hash twice: unique
-    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert _checked_out(engine) == 0
     assert _stored(engine) == []
     with uow_factory() as uow:  # the pooled connection is usable again
         _add(lend(uow.session), "tg:1")
@@ -160,7 +165,7 @@ def test_a_connection_lost_before_the_commit_is_sqlalchemys_error(
         with pytest.raises(DBAPIError) as raised:
             uow.commit()
         assert raised.value.connection_invalidated
-    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert _checked_out(engine) == 0
     assert _stored(engine) == []
     with uow_factory() as uow:  # a new connection replaces the lost one
         _add(lend(uow.session), "tg:2")
@@ -190,7 +195,7 @@ def test_an_invalidated_session_drops_the_lent_connection(
         pid = first_row(lent, select(func.pg_backend_pid()), {})
         uow.session.invalidate()
         assert lent.connection.dbapi_connection is None  # closed, not back in the pool
-        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        assert _checked_out(engine) == 0
         again = lend(uow.session)
         assert isinstance(again, Lent)
         assert first_row(again, select(func.pg_backend_pid()), {}) != pid
@@ -210,11 +215,11 @@ def test_the_connection_goes_back_at_commit_and_rollback(
     with uow_factory() as uow:  # as a plain session's: a failing turn settles in a second one
         _add(lend(uow.session), "tg:1")
         uow.commit()
-        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        assert _checked_out(engine) == 0
         _add(lend(uow.session), "tg:2")
         uow.session.get(TrackerRow, 1)  # joined
         uow.rollback()
-        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        assert _checked_out(engine) == 0
     assert _stored(engine) == ["tg:1"]
 
 
@@ -240,7 +245,7 @@ def test_after_a_lost_connection_and_a_rollback_the_unit_of_work_goes_on(
         )
         uow.commit()
     assert _stored(engine) == ["tg:1", "tg:2"]
-    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert _checked_out(engine) == 0
 
 
 def test_a_database_that_cannot_be_reached_raises_sqlalchemys_error(engine: Engine) -> None:
@@ -275,7 +280,7 @@ def test_a_savepoint_after_lending_covers_what_runs_in_it(
         uow.session.execute(select(TrackerRow.id)).all()
         savepoint = uow.session.begin_nested()
         assert isinstance(lend(uow.session), Connection)
-        assert engine.pool.checkedout() == 1  # type: ignore[attr-defined]
+        assert _checked_out(engine) == 1
         savepoint.rollback()
 
 
