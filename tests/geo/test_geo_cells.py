@@ -311,8 +311,10 @@ def test_street_cells_agree_with_the_nearest_named_road(stillwater: MapIndex) ->
         others = [h.distance_m for h in hits if h.item.name.casefold() != best]
         return best, (others[0] - hits[0].distance_m) if others else math.inf
 
-    names = {truth(lat, lon)[0] for lat, lon in points}
-    cells = {name: street_cell(stillwater, str(name)) for name in names}
+    # In one order whatever the interpreter's string hashing: the points sampled near the
+    # cells' edges follow the cells' order, so a set's order made them differ between runs.
+    names = sorted({str(truth(lat, lon)[0]) for lat, lon in points})
+    cells: dict[Hashable, BaseGeometry] = {name: street_cell(stillwater, name) for name in names}
     points += sample_points(stillwater, cells, spread=0, near=800, seed=5)
     # A point whose nearest spot on two streets is the corner where one ends on the other
     # is as near to both (to within GPS noise): such ties are left out.
