@@ -301,7 +301,7 @@ class SmsChannel:
         resolve(taken is not None)
         if taken is None:
             return None
-        msg, own = taken
+        msg, own, sender = taken
         if msg is None:
             return own, [], None
         if own:  # NEW's code: sent before the turn, whose news may go out at any moment
@@ -311,6 +311,8 @@ class SmsChannel:
         erased = _reply_number(reply_to, number)
 
         def plan(uow: UnitOfWork, replies: list[Outbound]) -> None:
+            if sender is not None:  # the reply's recipient, as the text was stored
+                uow.sms.remember(sender)
             actions = adapt(replies, self.capabilities)
             planned[:] = outgoing.plan(
                 uow, actions, self.clock(), reply_to, False, erased, self.media_base, delivery
@@ -348,10 +350,11 @@ class SmsChannel:
 
     def _take(
         self, sms: SmsIn, number: str, lane: str, now: datetime
-    ) -> tuple[Inbound | None, list[Text]] | None:
+    ) -> tuple[Inbound | None, list[Text], Number | None] | None:
         """Store ``sms`` in the inbox, read it and plan the channel's own replies, in one
         transaction; None when it was stored before (a redelivery). The message for the
-        conversation stays pending in the inbox until the conversation applies it."""
+        conversation stays pending in the inbox until the conversation applies it; the
+        sender's number as this transaction left it comes with it."""
         update_id = update_id_of(sms.sid)
         with self.uow_factory() as uow:
             if update_id not in uow.updates.store([(update_id, lane, sms.payload())], now):
@@ -366,8 +369,11 @@ class SmsChannel:
                     opted_out_too=reading.is_carrier(sms.body),
                     media_base=self.media_base,
                 )
+            sender = None
+            if msg is not None and (number_id := number_id_of(msg.sender.ref)) is not None:
+                sender = uow.sms.by_id(number_id)  # read by ``read``: no query
             uow.commit()
-        return msg, texts
+        return msg, texts, sender
 
     async def _act(
         self, taken: tuple[Inbound | None, list[Text]], number: str, now: datetime
@@ -549,6 +555,8 @@ class SmsChannel:
         for text, at in counted:
             by_time.setdefault(at, []).append(text)
         with self.uow_factory() as uow:
+            if len(counted) == 1:  # one row, one statement: its own transaction
+                uow.alone()
             for at, texts in by_time.items():
                 uow.sms.sent_all(texts, at)
             uow.commit()

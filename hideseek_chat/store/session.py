@@ -57,6 +57,8 @@ class Lent:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        #: in autocommit (``UnitSession.lend_alone``) until it is given back
+        self.alone = False
         self.dialect = dialect = engine.dialect
         try:
             self.connection: PoolProxiedConnection = engine.raw_connection()
@@ -124,6 +126,27 @@ class UnitSession(Session):
         self._lent = Lent(bind)
         return self._lent
 
+    def lend_alone(self) -> bool:
+        """Lend the pooled driver connection in autocommit, so that the one statement this
+        session runs next is its own transaction: no BEGIN and no COMMIT, two round trips
+        fewer. False, with nothing changed, when the session has begun anything already or
+        nothing can be lent (its statements then share its transaction, as always). The
+        connection leaves autocommit when it is given back."""
+        if self._lent is not None or self._transaction is not None:
+            return False
+        bind = self.bind
+        if (
+            not isinstance(bind, Engine)
+            or bind.dialect.name != "postgresql"
+            or bind.dispatch.before_cursor_execute
+        ):
+            return False
+        lent = self.lend()
+        assert isinstance(lent, Lent)
+        lent.driver.autocommit = True  # idle: psycopg only notes it
+        lent.alone = True
+        return True
+
     def begin(self, nested: bool = False) -> SessionTransaction:
         """As ``Session.begin``; with a connection lent, the transaction (or savepoint)
         holds it from now on, so that its own commit or rollback covers what runs on it."""
@@ -185,4 +208,9 @@ class UnitSession(Session):
         if joined is not None:
             joined.close()  # the pooled connection back, rolled back if anything is open
         elif lent is not None:
+            if lent.alone and lent.connection.is_valid:
+                try:
+                    lent.driver.autocommit = False
+                except lent.dialect.loaded_dbapi.Error as error:  # lost: not pooled again
+                    lent.invalidate(error)
             lent.connection.close()

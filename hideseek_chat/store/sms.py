@@ -7,28 +7,24 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import (
-    String,
     Table,
-    bindparam,
     delete,
     exists,
     func,
     insert,
-    literal,
     select,
     update,
 )
-from sqlalchemy import cast as cast_
 from sqlalchemy.orm import Session
 
 from hideseek_chat.rules.state import Phase
+from hideseek_chat.store import sms_sql as sql
 from hideseek_chat.store.held import hold
 from hideseek_chat.store.models import (
     GameRow,
-    PersonRow,
     PlayerRow,
     SmsChoiceRow,
     SmsCodeRow,
@@ -45,7 +41,7 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 4
 #: The SMS channel's keys: a person ``sms:17``, a game chat of SMS players only
 #: ``sms:@K7QX``, an inbound text's update id ``sms:SM…``.
-PREFIX = "sms:"
+PREFIX = sql.PREFIX
 GROUP_PREFIX = PREFIX + "@"
 #: A delivery status a later callback may not overwrite with an earlier one.
 FINAL_STATUSES = frozenset({"delivered", "undelivered", "failed"})
@@ -116,11 +112,6 @@ def ref_of(number_id: int) -> str:
     return f"{PREFIX}{number_id}"
 
 
-def _ref_in_sql(number_id: Any) -> Any:
-    """``ref_of`` in SQL: the person ref of the number whose id is the column ``number_id``."""
-    return literal(PREFIX, String) + cast_(number_id, String)
-
-
 def number_id_of(ref: str) -> int | None:
     """The number id in a person ref ``sms:17``; None for any other ref."""
     prefix, _, rest = ref.partition(":")
@@ -133,59 +124,6 @@ def _number(row: SmsNumberRow) -> Number:
     return Number(row.id, row.number, row.opted_out, row.current_chat, row.digest_minutes)
 
 
-# Every text reads its number's row and person first, then the number's pending choices:
-# built once (as the admin's /status reads what a game's texts cost).
-_NUMBER = (
-    select(
-        SmsNumberRow.id,
-        SmsNumberRow.number,
-        SmsNumberRow.opted_out,
-        SmsNumberRow.current_chat,
-        SmsNumberRow.digest_minutes,
-        PersonRow.ref,
-        PersonRow.name,
-        PersonRow.language,
-        PersonRow.private_ok,
-    )
-    .outerjoin(PersonRow, PersonRow.ref == _ref_in_sql(SmsNumberRow.id))
-    .where(SmsNumberRow.number == bindparam("number"))
-)
-_CHOICES = (
-    select(
-        SmsChoiceRow.position,
-        SmsChoiceRow.chat,
-        SmsChoiceRow.label,
-        SmsChoiceRow.data,
-        SmsChoiceRow.message_ref,
-    )
-    .where(SmsChoiceRow.number_id == bindparam("number"))
-    .order_by(SmsChoiceRow.position)
-)
-_BY_ID = select(
-    SmsNumberRow.id,
-    SmsNumberRow.number,
-    SmsNumberRow.opted_out,
-    SmsNumberRow.current_chat,
-    SmsNumberRow.digest_minutes,
-).where(SmsNumberRow.id == bindparam("id"))
-_SENT = (  # one text counted: a prebuilt statement (a sending thread's usual batch)
-    insert(SmsMessageRow)
-    .values(
-        sid=bindparam("sid"),
-        number_id=bindparam("number_id"),
-        chat_key=bindparam("chat_key"),
-        segments=bindparam("segments"),
-        status=bindparam("status"),
-        sent_at=bindparam("sent_at"),
-        delivery_id=bindparam("delivery_id"),
-    )
-    .returning(SmsMessageRow.id)
-)
-_COUNTS = select(
-    func.count(SmsMessageRow.id), func.coalesce(func.sum(SmsMessageRow.segments), 0)
-).where(SmsMessageRow.chat_key == bindparam("chat"))
-
-
 class SmsBook:
     """The SMS rows of one unit of work; flushes, never commits."""
 
@@ -195,22 +133,28 @@ class SmsBook:
         #: recipient up), dropped when it changes one (``_changed``) or rolls back
         self._numbers: dict[int, Number] = {}
         self._people: dict[int, Person | None] = {}
+        #: each number's pending choices as ``number`` read them, until they change
+        self._choices: dict[int, list[Choice]] = {}
 
     def forget_read(self) -> None:
         """Drop the numbers read (the transaction was rolled back)."""
         self._numbers.clear()
         self._people.clear()
+        self._choices.clear()
 
     def _changed(self, number_id: int) -> None:
         self._numbers.pop(number_id, None)
+        self._choices.pop(number_id, None)
 
     # ----- numbers -----
 
     def number(self, number: str, now: datetime, *, create: bool = True) -> Number | None:
         """The row of ``number`` (E.164), made on first contact when ``create``; what its
-        person's row says comes with it (``person``), in the same query."""
-        self.session.flush()  # a number or a person this unit of work made
-        found = first_row(lend(self.session), _NUMBER, {"number": number})
+        person's row says (``person``) and its pending choices (``choices``) come with it,
+        in the same query."""
+        self.session.flush()  # a number, a person or choices this unit of work made
+        rows = all_rows(lend(self.session), sql.NUMBER, {"number": number})
+        found = rows[0] if rows else None
         if found is None:
             if not create:
                 return None
@@ -220,10 +164,17 @@ class SmsBook:
             hold(self.session, row)
             known = self._numbers[row.id] = _number(row)
             self._people[known.id] = None
+            self._choices[known.id] = []
             return known
         known = self._numbers[found[0]] = Number(*found[:5])
-        self._people[known.id] = None if found[5] is None else Person(*found[6:])
+        self._people[known.id] = None if found[5] is None else Person(*found[6:9])
+        self._choices[known.id] = [Choice(*row[9:]) for row in rows if row[9] is not None]
         return known
+
+    def remember(self, number: Number) -> None:
+        """Take ``number`` as read by an earlier unit of work of the same text (its reply's
+        recipient need not be read again), unless this one read it already."""
+        self._numbers.setdefault(number.id, number)
 
     def person(self, number_id: int) -> Person | None:
         """What the person's row of a number ``number`` just read says (None: never met);
@@ -234,7 +185,7 @@ class SmsBook:
         known = self._numbers.get(number_id)
         if known is None:
             self.session.flush()  # a number this unit of work made (a no-op when none)
-            row = first_row(lend(self.session), _BY_ID, {"id": number_id})
+            row = first_row(lend(self.session), sql.BY_ID, {"id": number_id})
             if row is None:
                 return None
             known = self._numbers[number_id] = Number(*row)
@@ -362,7 +313,7 @@ class SmsBook:
             select(PlayerRow.id)
             .join(GameRow, GameRow.id == PlayerRow.game_id)
             .where(
-                PlayerRow.ref == _ref_in_sql(SmsMediaRow.number_id),
+                PlayerRow.ref == sql.ref_in_sql(SmsMediaRow.number_id),
                 GameRow.phase != Phase.GAME_OVER,
             )
         )
@@ -454,6 +405,7 @@ class SmsBook:
         mine = self.session.scalars(
             select(SmsChoiceRow).where(SmsChoiceRow.number_id == number_id)
         ).all()
+        self._choices.pop(number_id, None)
         private = chat == ref_of(number_id)
         for row in mine:
             if private or row.chat != ref_of(number_id):
@@ -486,6 +438,7 @@ class SmsBook:
 
     def withdraw(self, number_id: int, message_ref: str) -> None:
         """The choices under the message ``message_ref`` are spent (its keyboard went)."""
+        self._choices.pop(number_id, None)
         self.session.execute(
             delete(SmsChoiceRow).where(
                 SmsChoiceRow.number_id == number_id, SmsChoiceRow.message_ref == message_ref
@@ -493,11 +446,17 @@ class SmsBook:
         )
 
     def choices(self, number_id: int) -> list[Choice]:
+        """The number's pending choices, by position (as ``number`` read them, when it
+        did and nothing changed them since)."""
+        known = self._choices.get(number_id)
+        if known is not None:
+            return list(known)
         self.session.flush()  # choices this unit of work made (a no-op when none)
-        rows = all_rows(lend(self.session), _CHOICES, {"number": number_id})
+        rows = all_rows(lend(self.session), sql.CHOICES, {"number": number_id})
         return [Choice(*row) for row in rows]
 
     def clear_choices(self, number_id: int) -> None:
+        self._choices.pop(number_id, None)
         self.session.execute(delete(SmsChoiceRow).where(SmsChoiceRow.number_id == number_id))
 
     # ----- texts sent -----
@@ -544,7 +503,7 @@ class SmsBook:
             for text in texts
         ]
         if len(rows) == 1:
-            all_rows(lend(self.session), _SENT, rows[0])
+            all_rows(lend(self.session), sql.SENT, rows[0])
             return
         self.session.execute(insert(cast(Table, SmsMessageRow.__table__)), rows)  # no RETURNING
 
@@ -573,6 +532,6 @@ class SmsBook:
 
     def counts(self, chat_key: str) -> tuple[int, int]:
         """Texts and segments sent for ``chat_key``'s games."""
-        row = first_row(lend(self.session), _COUNTS, {"chat": chat_key})
+        row = first_row(lend(self.session), sql.COUNTS, {"chat": chat_key})
         assert row is not None  # an aggregate: always one row
         return int(row[0]), int(row[1])

@@ -43,6 +43,7 @@ from hideseek_chat.store.maps import MapPacks
 from hideseek_chat.store.pictures import PictureJobs
 from hideseek_chat.store.pings import Pings
 from hideseek_chat.store.repository import GameNotFound, GameRepository
+from hideseek_chat.store.session import UnitSession
 from hideseek_chat.store.sms import SmsBook
 from hideseek_chat.store.trackers import Trackers
 
@@ -84,6 +85,13 @@ class UnitOfWork:
 
     def commit(self) -> None:
         self.session.commit()
+
+    def alone(self) -> bool:
+        """Let the one statement this unit of work runs next be its own transaction (on
+        PostgreSQL: two round trips fewer, ``UnitSession.lend_alone``); False when it
+        shares the unit's transaction as usual. ``commit`` still ends the unit."""
+        session = self.session
+        return isinstance(session, UnitSession) and session.lend_alone()
 
     def rollback(self) -> None:
         self.session.rollback()
