@@ -347,6 +347,7 @@ async def run_bot(engine: Engine, database: str, args: argparse.Namespace) -> li
     for _, pipe in bots:
         assert await loop.run_in_executor(None, pipe.recv) == "ready"
     await loop.run_in_executor(None, ours.recv)  # "ready": the API listens
+    database_before = _database_cpu(engine)
     for _, pipe in bots:
         pipe.send("go")
     ours.send("go")
@@ -356,6 +357,7 @@ async def run_bot(engine: Engine, database: str, args: argparse.Namespace) -> li
         pipe.send("over")
         cpu += await loop.run_in_executor(None, pipe.recv)
     _, latencies, missing, bad, (load_cpu, api_cpu) = await loop.run_in_executor(None, ours.recv)
+    database_after = _database_cpu(engine)
     child.join()
     for bot, _ in bots:
         bot.join()
@@ -365,7 +367,8 @@ async def run_bot(engine: Engine, database: str, args: argparse.Namespace) -> li
         f" {args.workers} bot process(es); replies missing {missing}; non-200 answers"
         f" {len(bad)}; bot CPU {1000 * cpu / texts:.1f} ms a text;"
         f" floor (one Core insert of an inbox row, committed) {_floor(engine):.2f} ms;"
-        f" the load's CPU {load_cpu:.1f} ms, the fake API's {api_cpu:.1f} ms a text"
+        f" the load's CPU {load_cpu:.1f} ms, the fake API's {api_cpu:.1f} ms a text;"
+        f" {_database_figure(database_before, database_after, texts)}"
     )
     return list(latencies)
 
@@ -390,6 +393,36 @@ def _floor(engine: Engine, count: int = 300) -> float:
                 },
             )
     return (time.perf_counter() - begin) * 1000 / count
+
+
+def _database_cpu(engine: Engine) -> dict[int, float] | None:
+    """CPU seconds so far of each PostgreSQL server process (its backends, WAL writer,
+    checkpointer...), read from ``/proc``: None off PostgreSQL, or when the server runs
+    elsewhere or as a user whose processes this one cannot read."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as connection:
+        pids = list(connection.scalars(text("SELECT pid FROM pg_stat_activity")))
+    ticks = os.sysconf("SC_CLK_TCK")
+    found: dict[int, float] = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        found[pid] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return found or None
+
+
+def _database_figure(
+    before: dict[int, float] | None, after: dict[int, float] | None, texts: int
+) -> str:
+    """The database server's own CPU a text during the load (processes that started meanwhile
+    count whole; one that ended meanwhile is missed), or why it was not measured."""
+    if before is None or after is None:
+        return "the database's CPU not measured (not a PostgreSQL server on this machine)"
+    spent = sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+    return f"the database's CPU {1000 * spent / texts:.1f} ms a text"
 
 
 def _free_port() -> int:
