@@ -256,13 +256,13 @@ class Turn:
         """The chat's current game and its state; raise GameNotFound when there is none."""
         if self._game is None:
             chat = self.game_chat()
-            game_id = self.uow.games.current_id(chat)
-            if game_id is None:
+            # Read afresh, as plain rows (found and read in one round trip on PostgreSQL),
+            # never a cached state: handlers may change what they are given, and a test or
+            # an admin may change a game's rows without an event.
+            loaded = self.uow.games.read_chat(chat)
+            if loaded is None:
                 raise GameNotFound(chat)
-            # Read afresh, as plain rows (one round trip on PostgreSQL), never a cached
-            # state: handlers may change what they are given, and a test or an admin may
-            # change a game's rows without an event.
-            self._game = (game_id, self.uow.games.read(game_id))
+            self._game = (loaded.id, loaded.state)
         return self._game
 
     def use_state(self, game_id: int, state: GameState) -> None:

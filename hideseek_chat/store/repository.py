@@ -21,6 +21,7 @@ from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store.batch import StagedWrites
 from hideseek_chat.store.mapping import (
     STATE_TABLES,
+    column_keys,
     row_values,
     state_from_tuples,
     state_rows,
@@ -43,6 +44,8 @@ _NEWEST_OF_CHAT = (
     .limit(1)
 )
 _CURRENT = {False: _NEWEST_OF_CHAT, True: _NEWEST_OF_CHAT.with_for_update(of=GameRow)}
+#: where a game's id is in its row as ``read_postgresql`` gives it
+_GAME_ID = column_keys(GameRow).index("id")
 
 
 @dataclass(frozen=True)
@@ -102,12 +105,20 @@ class GameRepository:
         return LoadedGame(game_id, chat_key, self.get(game_id))
 
     def read_chat(self, chat_key: str) -> LoadedGame | None:
-        """``for_chat`` to read only: the state as ``read`` loads it (plain rows, one round
-        trip on PostgreSQL), nothing kept for ``save``."""
-        game_id = self.current_id(chat_key)
-        if game_id is None:
+        """``for_chat`` to read only: the state as ``read`` loads it (plain rows; on
+        PostgreSQL the game found and read in one round trip), nothing kept for ``save``."""
+        connection = lend(self.session)
+        if connection.dialect.name != "postgresql":
+            game_id = self.current_id(chat_key)
+            if game_id is None:
+                return None
+            return LoadedGame(game_id, chat_key, self.read(game_id))
+        loaded = read_postgresql(connection, chat_key)
+        if not loaded[GameRow]:
             return None
-        return LoadedGame(game_id, chat_key, self.read(game_id))
+        state = state_from_tuples(loaded)  # rows in column_keys order
+        (game,) = loaded[GameRow]
+        return LoadedGame(int(game[_GAME_ID]), chat_key, state)
 
     def lock(self, game_id: int, skip_locked: bool = False) -> bool:
         """Lock the game's row until commit; with ``skip_locked`` return False if it is taken."""

@@ -31,18 +31,32 @@ def _read_statement(model: type[Base]) -> Select[Any]:
 READ = {model: _read_statement(model) for model in STATE_TABLES}
 
 
-@lru_cache(maxsize=2)
-def _postgresql_read(many: bool) -> tuple[str, list[tuple[type[Base], list[Any]]]]:
-    """Every state table's rows of one game (``many``: of a list of games) as one statement
-    (prepared once per connection): one JSON array per table, each row an array of its
-    columns in ``column_keys`` order; and per table, its columns' types. (``json_build_array``
-    takes at most 100 arguments: the widest state table has 19 columns, the tables are 18.)
+#: How ``_postgresql_read`` finds its games: one by id, a list of ids, a chat's newest.
+ONE, MANY, CHAT = "one", "many", "chat"
+#: A chat's newest game (its current one), found once for every table's part.
+_NEWEST = (
+    "WITH newest AS (SELECT g.id FROM games AS g JOIN chats AS c ON c.id = g.chat_id"
+    " WHERE c.key = %(key)s ORDER BY g.id DESC LIMIT 1) "
+)
+
+
+@lru_cache(maxsize=3)
+def _postgresql_read(games: str) -> tuple[str, list[tuple[type[Base], list[Any]]]]:
+    """Every state table's rows of one game (``games``: ``ONE`` by id, ``MANY`` of a list
+    of ids, ``CHAT`` the newest of a chat) as one statement (prepared once per connection):
+    one JSON array per table, each row an array of its columns in ``column_keys`` order;
+    and per table, its columns' types. (``json_build_array`` takes at most 100 arguments:
+    the widest state table has 19 columns, the tables are 18.)
 
     One game is matched by ``=``, not ``= ANY``: PostgreSQL then keeps the prepared
     statement's generic plan, while for an array of unknown length it prices the generic plan
     above a plan made for the array it is given, and so plans the statement again on every
     execution (about 0.4 ms of the database's time a read, more than executing it)."""
-    match = "= ANY(%(games)s)" if many else "= %(game)s"
+    match = {
+        ONE: "= %(game)s",
+        MANY: "= ANY(%(games)s)",
+        CHAT: "= (SELECT id FROM newest)",
+    }[games]
     quote = postgresql.psycopg.dialect().identifier_preparer.quote
     parts, shapes = [], []
     for model in READ:
@@ -55,7 +69,8 @@ def _postgresql_read(many: bool) -> tuple[str, list[tuple[type[Base], list[Any]]
             f"FROM {quote(table)} AS t WHERE t.{owner} {match})"
         )
         shapes.append((model, [c.type for c in columns]))
-    return f"SELECT json_build_array({', '.join(parts)})", shapes
+    head = _NEWEST if games == CHAT else ""
+    return f"{head}SELECT json_build_array({', '.join(parts)})", shapes
 
 
 #: per table, how each column's JSON value becomes what SQLAlchemy would have returned
@@ -75,14 +90,20 @@ def _converter(kind: Any, dialect: Any) -> Any:
 
 
 def read_postgresql(
-    connection: Connection | Lent, game_ids: Iterable[int]
+    connection: Connection | Lent, game_ids: Iterable[int] | str
 ) -> dict[type[Base], list[Any]]:
-    """The rows of every state table of the games ``game_ids`` in one round trip and one
-    prepared statement (JSON built by the database, decoded in C: one result instead of one
-    per table), each row a list of its values in ``column_keys`` order."""
-    wanted = [int(game_id) for game_id in game_ids]
-    sql, shapes = _postgresql_read(len(wanted) != 1)
-    arguments = {"games": wanted} if len(wanted) != 1 else {"game": wanted[0]}
+    """The rows of every state table of the games ``game_ids`` (a chat's key: its newest
+    game, nothing when it has none) in one round trip and one prepared statement (JSON
+    built by the database, decoded in C: one result instead of one per table), each row a
+    list of its values in ``column_keys`` order."""
+    arguments: dict[str, Any]
+    if isinstance(game_ids, str):
+        sql, shapes = _postgresql_read(CHAT)
+        arguments = {"key": game_ids}
+    else:
+        wanted = [int(game_id) for game_id in game_ids]
+        sql, shapes = _postgresql_read(MANY if len(wanted) != 1 else ONE)
+        arguments = {"games": wanted} if len(wanted) != 1 else {"game": wanted[0]}
     dialect = connection.dialect
     driver: Any = connection.connection.driver_connection  # psycopg's: it prepares
     try:

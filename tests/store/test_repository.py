@@ -285,6 +285,52 @@ def test_the_newest_game_is_the_chats_current_game(uow_factory: UnitOfWorkFactor
     assert load(uow_factory) == second.initial
 
 
+def test_a_chat_is_read_to_its_newest_game_in_one_statement(
+    uow_factory: UnitOfWorkFactory, engine: Engine
+) -> None:
+    """``read_chat`` (every turn that reads its group's game): None for a chat without a
+    game, else the newest game as ``read`` gives it; on PostgreSQL found and read in one
+    statement, which keeps its generic plan."""
+    first, second = play(0, steps=10), play(1, steps=10)
+    start(uow_factory, first)
+    with uow_factory() as uow:
+        assert uow.games.read_chat("tg:nobody") is None
+    second_id = start(uow_factory, second)
+    with uow_factory() as uow:
+        game = uow.games.read_chat(CHAT)
+        assert game is not None and game.id == second_id and game.chat_key == CHAT
+        assert game.state == second.initial == uow.games.read(second_id)
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        with uow_factory() as uow:
+            assert uow.games.read_chat(CHAT) == game
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    if engine.dialect.name != "postgresql":
+        return  # the game's id, then each table: read as ``read`` reads them
+    # The one statement runs on the driver's own cursor, below SQLAlchemy's events: no
+    # statement of SQLAlchemy's (such as the game's id looked up first) ran.
+    assert statements == []
+    with uow_factory() as uow:
+        uow.session.execute(text("DEALLOCATE ALL"))
+        for _ in range(12):
+            assert uow.games.read_chat(CHAT) == game
+        plans = uow.session.execute(
+            text(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                " WHERE statement LIKE 'WITH newest AS%'"
+            )
+        ).all()
+    assert len(plans) == 1
+    generic, custom = plans[0]
+    assert generic >= 6 and custom <= 6
+
+
 def test_a_check_keeps_what_the_pins_said_next_to_the_real_answer(
     uow_factory: UnitOfWorkFactory,
 ) -> None:
