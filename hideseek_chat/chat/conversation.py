@@ -28,16 +28,13 @@ from hideseek_chat.chat import edge, jobs, liveness, map_jobs, outbox, picture_j
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.handlers import pins
 from hideseek_chat.chat.i18n import Formatter
-from hideseek_chat.chat.keyboards import Verb, decode, open_private
+from hideseek_chat.chat.keyboards import open_private
 from hideseek_chat.chat.map_clients import MapClients
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.chat.model import (
     STATUS_SLOT,
-    AnswerButton,
-    ButtonIn,
     ChatKind,
     CommandIn,
-    EditButtons,
     Inbound,
     Outbound,
     Sender,
@@ -46,14 +43,15 @@ from hideseek_chat.chat.model import (
     Unpin,
 )
 from hideseek_chat.chat.painter import Painter
+from hideseek_chat.chat.refusals import refuse
 from hideseek_chat.chat.texts import say
 from hideseek_chat.chat.turn import Services, Turn
 from hideseek_chat.rules.decisions import AudienceKind, Notify
-from hideseek_chat.rules.errors import RuleViolation, WrongPhase
+from hideseek_chat.rules.errors import RuleViolation
 from hideseek_chat.rules.ruleset import ruleset_paths
 from hideseek_chat.rules.state import GameState, Phase
 from hideseek_chat.store import GameNotFound, Scheduler, UnitOfWork, UnitOfWorkFactory
-from hideseek_chat.store.inbox import Redelivered, Stored
+from hideseek_chat.store.inbox import Redelivered, Stored, Unsettled
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.sms import is_sms
 from hideseek_chat.store.trackers import ForgedToken, Holder
@@ -145,7 +143,11 @@ class Conversation:
     # ------------------------------------------------------------------ inbound
 
     def handle(
-        self, msg: Inbound, payload: str | None = None, plan: Planner | None = None
+        self,
+        msg: Inbound,
+        payload: str | None = None,
+        plan: Planner | None = None,
+        within: UnitOfWork | None = None,
     ) -> list[Outbound]:
         """Act on what a person did, in one unit of work; return the replies to send now.
 
@@ -156,9 +158,11 @@ class Conversation:
         update, for a look and a retry) and the exception propagates. Free texts are cut
         to what a platform allows first (``edge.bounded``). ``plan`` gets the replies of a
         message with an ``update_id`` in its unit of work before it commits (a channel's
-        own writes for them, such as SMS's numbered choices).
+        own writes for them, such as SMS's numbered choices). ``within``: see ``_within``.
         """
         msg = edge.bounded(msg)
+        if within is not None:
+            return self._within(within, msg, plan)
         update_id = msg.update_id
         with self.uow_factory() as uow:
             if update_id is not None:
@@ -180,7 +184,7 @@ class Conversation:
                 uow.rollback()
                 if not uow.updates.begin_deferred():
                     return []
-                replies = self._refuse(turn, refusal)
+                replies = refuse(turn, refusal)
                 if update_id is not None:
                     uow.updates.settle(update_id, InboxStatus.REFUSED, msg.at, msg.chat)
                     if plan is not None:
@@ -195,6 +199,31 @@ class Conversation:
                 if update_id is not None:
                     self.settle(update_id, InboxStatus.FAILED, msg.at, msg.chat, payload)
                 raise
+        return self._turned(turn, replies)
+
+    def _within(self, uow: UnitOfWork, msg: Inbound, plan: Planner | None) -> list[Outbound]:
+        """``handle`` in ``uow``, which stored ``msg`` (it has an ``update_id``) and holds it
+        uncommitted, so that both commit together (one transaction for the two). Anything
+        but a turn that applies (a refusal, a failure, a redelivery) rolls all of ``uow``
+        back and raises ``Unsettled``: the caller stores ``msg`` again and ``handle``s it
+        alone, which writes the refusal or the failure as ever."""
+        assert msg.update_id is not None
+        try:
+            if not uow.updates.begin(msg.update_id, msg.chat, msg.at):
+                raise Redelivered(msg.update_id)
+            turn = Turn(self.services, msg, uow)
+            replies = routes.dispatch(turn)
+            if plan is not None:
+                plan(uow, replies)
+            turn.finish()
+        except Exception as err:
+            uow.rollback()
+            raise Unsettled(msg.update_id) from err
+        return self._turned(turn, replies)
+
+    def _turned(self, turn: Turn, replies: list[Outbound]) -> list[Outbound]:
+        """After a turn that applied: the outbox may hold its news; a new game's topic."""
+        msg = turn.msg
         if turn.applied:
             self.maybe_pending = True
         if isinstance(msg, CommandIn) and msg.kind == ChatKind.GROUP and msg.name == "newgame":
@@ -333,27 +362,6 @@ class Conversation:
         """The oldest stored update of ``lane`` not applied yet."""
         with self.uow_factory() as uow:
             return uow.updates.next_in_lane(lane)
-
-    def _refuse(self, turn: Turn, refusal: Exception) -> list[Outbound]:
-        """One clear sentence where the person acted (a toast for a button press)."""
-        msg = turn.msg
-        if isinstance(refusal, GameNotFound):
-            key, params = ("chat.not_in_game" if turn.is_private else "chat.no_game"), {}
-        else:
-            assert isinstance(refusal, RuleViolation | ChatError)
-            key, params = refusal.key, dict(refusal.params)
-        text = say(key, params, turn.fmt)
-        if isinstance(msg, ButtonIn):
-            toast: list[Outbound] = [
-                AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)
-            ]
-            own = msg.chat == msg.sender.ref  # the presser's private chat
-            if msg.message_ref is not None and _is_stale(refusal, msg.data, own):
-                # The keyboard belongs to a moment that has passed: the toast says why,
-                # and the buttons go so that nobody presses them again.
-                toast.append(EditButtons(msg.chat, message_ref=msg.message_ref))
-            return toast
-        return [turn.reply(text)]
 
     # ------------------------------------------------------------------ outgoing
 
@@ -556,39 +564,9 @@ class Conversation:
             uow.commit()
 
 
-#: Refusals that mean a pressed button belongs to an earlier game, the setup, or a game
-#: that has ended.
-STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only", "chat.abort_nothing"})
-
-#: Refusals that mean a one-purpose keyboard is spent.
-SPENT_KEYS = frozenset({"chat.button_unknown", "chat.penalty_already", "chat.loss_already"})
-
-
-def _is_stale(refusal: Exception, data: str = "", own_chat: bool = False) -> bool:
-    """Whether a press was refused because its keyboard is out of date: an earlier game, the
-    setup once the game has begun, another phase of the game that is over (WrongPhase), no
-    game left for the presser in their own private chat (an aborted or finished game's
-    keyboard), or a one-purpose keyboard (``data``'s verb) already settled."""
-    if isinstance(refusal, WrongPhase) or (isinstance(refusal, GameNotFound) and own_chat):
-        return True
-    if not isinstance(refusal, ChatError):
-        return False
-    if refusal.key in SPENT_KEYS and _verb(data) in routes.ONE_PURPOSE:
-        return True
-    return refusal.key in STALE_KEYS
-
-
 def _is_job_news(key: str) -> bool:
     """Whether ``key`` is what a map or picture job has to say (no game status changed)."""
     return key.startswith("map.") or key in picture_jobs.PICTURE_NOTICES
-
-
-def _verb(data: str) -> Verb | None:
-    """The verb of button ``data``, None when it is malformed."""
-    try:
-        return decode(data).verb
-    except ChatError:
-        return None
 
 
 def _open_private_request(chat: str, names: str, fmt: Formatter) -> SendText:

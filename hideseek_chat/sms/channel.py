@@ -30,7 +30,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from hideseek_chat import metrics
-from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.conversation import Conversation, Planner
 from hideseek_chat.chat.drive import DELIVERY, Capabilities, Driver, adapt
 from hideseek_chat.chat.lanes import Lanes
 from hideseek_chat.chat.model import (
@@ -47,7 +47,7 @@ from hideseek_chat.sms.outgoing import Text
 from hideseek_chat.sms.reading import SmsIn, lane_of
 from hideseek_chat.sms.segments import segment_count
 from hideseek_chat.store import UnitOfWork, UnitOfWorkFactory
-from hideseek_chat.store.inbox import Redelivered, Stored
+from hideseek_chat.store.inbox import Redelivered, Stored, Unsettled
 from hideseek_chat.store.models import InboxStatus
 from hideseek_chat.store.sms import Number, SentText, number_id_of, ref_of, update_id_of
 
@@ -290,39 +290,49 @@ class SmsChannel:
         resolve: Callable[[bool], None],
         delivery: int | None,
     ) -> tuple[list[Text], list[Text], Inbound | None] | None:
-        """A text without photos in one worker thread: ``_take`` (``resolve`` is told as
-        soon as it is stored, so the webhook answers then), then the conversation's turn,
-        whose replies are planned in the turn's own transaction. The channel's own texts
-        and the turn's replies, to send in that order, and the text's message (the turn is
-        left to ``_act`` when there are own texts: they go first); None for a redelivery.
-        A failure after the text was stored is logged here: the text is kept in the inbox
-        (as failed, with its form, when the turn raised)."""
-        taken = self._take(sms, number, lane, now)
+        """A text without photos in one worker thread, and usually in one transaction: it is
+        stored and read (``_take``) and, when it is the conversation's and the channel has
+        nothing of its own to say first, its turn runs in the same unit of work, which
+        plans the replies and commits all of it (``Conversation.handle``'s ``within``);
+        ``resolve`` is told once the text is stored, so the webhook answers then. A turn
+        that does not apply so (it is refused or fails) leaves nothing behind: the text is
+        then stored again and its turn run alone, which writes the refusal, or keeps the
+        text as failed, with its form, and is logged here. The channel's own texts and the
+        turn's replies, to send in that order, and the text's message (the turn is left to
+        ``_act`` when there are own texts: they go first); None for a redelivery."""
+        planned: list[Text] = []
+
+        def planner(msg: Inbound, sender: Number | None) -> Planner:
+            reply_to = msg.sender.ref
+            erased = _reply_number(reply_to, number)
+
+            def plan(uow: UnitOfWork, replies: list[Outbound]) -> None:
+                if sender is not None:  # the reply's recipient, as the text was read
+                    uow.sms.remember(sender)
+                actions = adapt(replies, self.capabilities)
+                planned[:] = outgoing.plan(
+                    uow, actions, self.clock(), reply_to, False, erased, self.media_base, delivery
+                )
+
+            return plan
+
+        try:
+            taken = self._take(sms, number, lane, now, planner)
+        except Unsettled:  # refused or failed: nothing of it was kept
+            taken = self._take(sms, number, lane, now)
         resolve(taken is not None)
         if taken is None:
             return None
-        msg, own, sender = taken
-        if msg is None:
-            return own, [], None
+        msg, own, sender, turned = taken
+        if turned or msg is None:
+            return own, planned, msg
         if own:  # NEW's code: sent before the turn, whose news may go out at any moment
             return own, [], msg
-        planned: list[Text] = []
-        reply_to = msg.sender.ref
-        erased = _reply_number(reply_to, number)
-
-        def plan(uow: UnitOfWork, replies: list[Outbound]) -> None:
-            if sender is not None:  # the reply's recipient, as the text was stored
-                uow.sms.remember(sender)
-            actions = adapt(replies, self.capabilities)
-            planned[:] = outgoing.plan(
-                uow, actions, self.clock(), reply_to, False, erased, self.media_base, delivery
-            )
-
         try:
-            self.conversation.handle(msg, None, plan)
+            self.conversation.handle(msg, None, planner(msg, sender))
         except Exception as err:  # kept in the inbox as failed, with its form
             log.error("an SMS failed in the conversation (%s)", type(err).__name__)
-            planned = []
+            return [], [], msg
         return [], planned, msg
 
     async def _after(
@@ -349,12 +359,20 @@ class SmsChannel:
             self.driver.start_map_jobs()
 
     def _take(
-        self, sms: SmsIn, number: str, lane: str, now: datetime
-    ) -> tuple[Inbound | None, list[Text], Number | None] | None:
+        self,
+        sms: SmsIn,
+        number: str,
+        lane: str,
+        now: datetime,
+        planner: Callable[[Inbound, Number | None], Planner] | None = None,
+    ) -> tuple[Inbound | None, list[Text], Number | None, bool] | None:
         """Store ``sms`` in the inbox, read it and plan the channel's own replies, in one
         transaction; None when it was stored before (a redelivery). The message for the
-        conversation stays pending in the inbox until the conversation applies it; the
-        sender's number as this transaction left it comes with it."""
+        conversation stays pending in the inbox until the conversation applies it, with the
+        sender's number as this transaction left it; with a ``planner``, the message's turn
+        runs in the same transaction when the channel has nothing of its own to say, and
+        plans the replies with what ``planner`` makes of the message and the number
+        (``Unsettled`` when it did not apply: nothing is kept). Last, whether it did."""
         update_id = update_id_of(sms.sid)
         with self.uow_factory() as uow:
             if update_id not in uow.updates.store([(update_id, lane, sms.payload())], now):
@@ -372,8 +390,11 @@ class SmsChannel:
             sender = None
             if msg is not None and (number_id := number_id_of(msg.sender.ref)) is not None:
                 sender = uow.sms.by_id(number_id)  # read by ``read``: no query
+            if planner is not None and msg is not None and not texts:
+                self.conversation.handle(msg, None, planner(msg, sender), within=uow)
+                return msg, texts, sender, True  # committed with the turn
             uow.commit()
-        return msg, texts, sender
+        return msg, texts, sender, False
 
     async def _act(
         self, taken: tuple[Inbound | None, list[Text]], number: str, now: datetime

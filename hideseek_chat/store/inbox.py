@@ -100,6 +100,11 @@ class Redelivered(Exception):
     """The update was handled already (found when its deferred ``begin`` ran): change nothing."""
 
 
+class Unsettled(Exception):
+    """A turn run in the unit of work that stored its update did not apply (it was refused,
+    failed, or found handled): everything that unit wrote was rolled back with it."""
+
+
 @dataclass(frozen=True)
 class Stored:
     """A pending update: its id, lane and the channel's raw payload."""
