@@ -307,7 +307,7 @@ class SmsChannel:
             erased = _reply_number(reply_to, number)
 
             def plan(uow: UnitOfWork, replies: list[Outbound]) -> None:
-                if sender is not None:  # the reply's recipient, as the text was read
+                if sender is not None:  # the recipient as read with the text (for a turn alone)
                     uow.sms.remember(sender)
                 actions = adapt(replies, self.capabilities)
                 planned[:] = outgoing.plan(
