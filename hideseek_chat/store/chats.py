@@ -25,7 +25,7 @@ from hideseek_chat.store.models import (
     RoundRow,
 )
 from hideseek_chat.store.rawrow import all_rows, first_row, lend
-from hideseek_chat.store.repository import GameRepository
+from hideseek_chat.store.repository import PREFS_READ, GameRepository
 
 DEFAULT_MAP = "stillwater"
 
@@ -114,10 +114,16 @@ class Chats:
         return self.session.scalar(select(ChatRow.id).where(ChatRow.key == chat_key))
 
     def prefs(self, chat_key: str) -> ChatPrefs:
-        """The chat's choices (the defaults when it made none): one query of plain values,
-        after what this unit of work changed is flushed (every turn that speaks asks)."""
-        self.session.flush()  # a no-op when nothing changed
-        row = first_row(lend(self.session), _PREFS, {"chat": chat_key})
+        """The chat's choices (the defaults when it made none): as the turn's read of the
+        chat's game found them (``GameRepository.read_chat``), else one query of plain
+        values, after what this unit of work changed is flushed (every turn that speaks
+        asks)."""
+        read = self.session.info.get(PREFS_READ)
+        if read is not None and chat_key in read:
+            row = read[chat_key]
+        else:
+            self.session.flush()  # a no-op when nothing changed
+            row = first_row(lend(self.session), _PREFS, {"chat": chat_key})
         return ChatPrefs() if row is None else ChatPrefs(*row)
 
     def has_prefs(self, chat_key: str) -> bool:
@@ -126,6 +132,7 @@ class Chats:
         return chat_id is not None and self.session.get(ChatPrefsRow, chat_id) is not None
 
     def set_prefs(self, chat_key: str, prefs: ChatPrefs, now: datetime) -> None:
+        self.session.info.get(PREFS_READ, {}).pop(chat_key, None)  # read again after this
         chat_id = self._chat_id(chat_key, now)
         row = self.session.get(ChatPrefsRow, chat_id)
         if row is None:

@@ -28,7 +28,7 @@ from hideseek_chat.store.mapping import (
 )
 from hideseek_chat.store.models import Base, ChatRow, GameRow
 from hideseek_chat.store.rawrow import first_row, lend
-from hideseek_chat.store.state_read import READ, read_postgresql
+from hideseek_chat.store.state_read import READ, read_postgresql, read_postgresql_chat
 
 
 class GameNotFound(LookupError):
@@ -46,6 +46,11 @@ _NEWEST_OF_CHAT = (
 _CURRENT = {False: _NEWEST_OF_CHAT, True: _NEWEST_OF_CHAT.with_for_update(of=GameRow)}
 #: where a game's id is in its row as ``read_postgresql`` gives it
 _GAME_ID = column_keys(GameRow).index("id")
+
+
+#: ``Session.info``'s key of the chats' preferences ``read_chat`` read with their games (by
+#: chat key: the values of ``Chats.prefs``' columns, or None for none chosen)
+PREFS_READ = "hideseek.prefs_read"
 
 
 @dataclass(frozen=True)
@@ -106,14 +111,16 @@ class GameRepository:
 
     def read_chat(self, chat_key: str) -> LoadedGame | None:
         """``for_chat`` to read only: the state as ``read`` loads it (plain rows; on
-        PostgreSQL the game found and read in one round trip), nothing kept for ``save``."""
+        PostgreSQL the game found and read in one round trip, with the chat's preferences
+        for ``Chats.prefs``: the session's ``PREFS_READ``), nothing kept for ``save``."""
         connection = lend(self.session)
         if connection.dialect.name != "postgresql":
             game_id = self.current_id(chat_key)
             if game_id is None:
                 return None
             return LoadedGame(game_id, chat_key, self.read(game_id))
-        loaded = read_postgresql(connection, chat_key)
+        loaded, prefs = read_postgresql_chat(connection, chat_key)  # ``set_prefs`` flushes
+        self.session.info.setdefault(PREFS_READ, {})[chat_key] = prefs
         if not loaded[GameRow]:
             return None
         state = state_from_tuples(loaded)  # rows in column_keys order

@@ -31,6 +31,12 @@ def _read_statement(model: type[Base]) -> Select[Any]:
 READ = {model: _read_statement(model) for model in STATE_TABLES}
 
 
+#: The chat's preferences (``Chats.prefs``' columns), or null when it chose none.
+_PREFS = (
+    "(SELECT json_build_array(p.language, p.units, p.map_name, p.auto_answer,"
+    " p.auto_pictures) FROM chat_prefs AS p JOIN chats AS c ON c.id = p.chat_id"
+    " WHERE c.key = %(key)s)"
+)
 #: How ``_postgresql_read`` finds its games: one by id, a list of ids, a chat's newest.
 ONE, MANY, CHAT = "one", "many", "chat"
 #: A chat's newest game (its current one), found once for every table's part.
@@ -43,10 +49,11 @@ _NEWEST = (
 @lru_cache(maxsize=3)
 def _postgresql_read(games: str) -> tuple[str, list[tuple[type[Base], list[Any]]]]:
     """Every state table's rows of one game (``games``: ``ONE`` by id, ``MANY`` of a list
-    of ids, ``CHAT`` the newest of a chat) as one statement (prepared once per connection):
-    one JSON array per table, each row an array of its columns in ``column_keys`` order;
-    and per table, its columns' types. (``json_build_array`` takes at most 100 arguments:
-    the widest state table has 19 columns, the tables are 18.)
+    of ids, ``CHAT`` the newest of a chat, and the chat's preferences last) as one
+    statement (prepared once per connection): one JSON array per table, each row an array
+    of its columns in ``column_keys`` order; and per table, its columns' types.
+    (``json_build_array`` takes at most 100 arguments: the widest state table has 19
+    columns, the tables are 18.)
 
     One game is matched by ``=``, not ``= ANY``: PostgreSQL then keeps the prepared
     statement's generic plan, while for an array of unknown length it prices the generic plan
@@ -69,8 +76,10 @@ def _postgresql_read(games: str) -> tuple[str, list[tuple[type[Base], list[Any]]
             f"FROM {quote(table)} AS t WHERE t.{owner} {match})"
         )
         shapes.append((model, [c.type for c in columns]))
-    head = _NEWEST if games == CHAT else ""
-    return f"{head}SELECT json_build_array({', '.join(parts)})", shapes
+    if games != CHAT:
+        return f"SELECT json_build_array({', '.join(parts)})", shapes
+    parts.append(_PREFS)  # every turn that reads its group's game speaks there too
+    return f"{_NEWEST}SELECT json_build_array({', '.join(parts)})", shapes
 
 
 #: per table, how each column's JSON value becomes what SQLAlchemy would have returned
@@ -90,20 +99,30 @@ def _converter(kind: Any, dialect: Any) -> Any:
 
 
 def read_postgresql(
-    connection: Connection | Lent, game_ids: Iterable[int] | str
+    connection: Connection | Lent, game_ids: Iterable[int]
 ) -> dict[type[Base], list[Any]]:
-    """The rows of every state table of the games ``game_ids`` (a chat's key: its newest
-    game, nothing when it has none) in one round trip and one prepared statement (JSON
-    built by the database, decoded in C: one result instead of one per table), each row a
-    list of its values in ``column_keys`` order."""
-    arguments: dict[str, Any]
-    if isinstance(game_ids, str):
-        sql, shapes = _postgresql_read(CHAT)
-        arguments = {"key": game_ids}
-    else:
-        wanted = [int(game_id) for game_id in game_ids]
-        sql, shapes = _postgresql_read(MANY if len(wanted) != 1 else ONE)
-        arguments = {"games": wanted} if len(wanted) != 1 else {"game": wanted[0]}
+    """The rows of every state table of the games ``game_ids`` in one round trip and one
+    prepared statement (JSON built by the database, decoded in C: one result instead of one
+    per table), each row a list of its values in ``column_keys`` order."""
+    wanted = [int(game_id) for game_id in game_ids]
+    sql, shapes = _postgresql_read(MANY if len(wanted) != 1 else ONE)
+    arguments = {"games": wanted} if len(wanted) != 1 else {"game": wanted[0]}
+    return _decoded(connection, shapes, _fetched(connection, sql, arguments))
+
+
+def read_postgresql_chat(
+    connection: Connection | Lent, chat_key: str
+) -> tuple[dict[type[Base], list[Any]], list[Any] | None]:
+    """``read_postgresql`` of the chat's newest game (no rows when it has none), with the
+    chat's preferences' values (None when it chose none), in the same round trip."""
+    sql, shapes = _postgresql_read(CHAT)
+    tables = _fetched(connection, sql, {"key": chat_key})
+    prefs = tables.pop()
+    return _decoded(connection, shapes, tables), prefs
+
+
+def _fetched(connection: Connection | Lent, sql: str, arguments: dict[str, Any]) -> list[Any]:
+    """The statement's one JSON array, decoded, run prepared on the driver's cursor."""
     dialect = connection.dialect
     driver: Any = connection.connection.driver_connection  # psycopg's: it prepares
     try:
@@ -114,6 +133,14 @@ def read_postgresql(
         raise driver_error(dialect, error, driver, connection.invalidate, sql, arguments) from error
     if isinstance(tables, str):  # a connection without psycopg's JSON loader
         tables = json.loads(tables)
+    return list(tables)
+
+
+def _decoded(
+    connection: Connection | Lent, shapes: list[tuple[type[Base], list[Any]]], tables: list[Any]
+) -> dict[type[Base], list[Any]]:
+    """Each table's rows with each column's JSON value made what SQLAlchemy would give."""
+    dialect = connection.dialect
     loaded: dict[type[Base], list[Any]] = {}
     for (model, types), rows in zip(shapes, tables, strict=True):
         converters = _CONVERTERS.get(model)

@@ -21,6 +21,7 @@ from hideseek_chat.rules.state import (
 )
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.batch import StaleState
+from hideseek_chat.store.chats import ChatPrefs
 from hideseek_chat.store.checks import CheckNumbers, CheckVerdict, Computation
 from hideseek_chat.store.repository import GameNotFound
 from tests.store.helpers import CHAT, load, replay, start
@@ -329,6 +330,41 @@ def test_a_chat_is_read_to_its_newest_game_in_one_statement(
     assert len(plans) == 1
     generic, custom = plans[0]
     assert generic >= 6 and custom <= 6
+
+
+def test_a_chats_preferences_come_with_its_game_and_follow_its_changes(
+    uow_factory: UnitOfWorkFactory, engine: Engine
+) -> None:
+    """On PostgreSQL ``read_chat`` brings the chat's preferences along, so the turn's
+    ``Chats.prefs`` reads nothing more; preferences set in the unit of work are what it says
+    after, read again. The same answers on SQLite, where each is read on its own."""
+    start(uow_factory, play(0, steps=10))
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        with uow_factory() as uow:
+            assert uow.games.read_chat(CHAT) is not None
+            assert uow.chats.prefs(CHAT) == ChatPrefs()  # none chosen: the defaults
+            if engine.dialect.name == "postgresql":
+                assert not [s for s in statements if "chat_prefs" in s]
+            first = ChatPrefs(language="es", units="metric")
+            uow.chats.set_prefs(CHAT, first, T0)
+            assert uow.chats.prefs(CHAT) == first
+            chosen = ChatPrefs(language="de", units="imperial", auto_answer=True)
+            uow.chats.set_prefs(CHAT, chosen, T0)
+            assert uow.games.read_chat(CHAT) is not None  # read after the change: flushed
+            assert uow.chats.prefs(CHAT) == chosen
+            uow.commit()
+        with uow_factory() as uow:
+            assert uow.games.read_chat(CHAT) is not None
+            assert uow.chats.prefs(CHAT) == chosen
+            assert uow.chats.prefs("tg:other") == ChatPrefs()  # another chat: read alone
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
 
 
 def test_a_check_keeps_what_the_pins_said_next_to_the_real_answer(
