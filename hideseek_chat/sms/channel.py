@@ -318,7 +318,7 @@ class SmsChannel:
 
         try:
             taken = self._take(sms, number, lane, now, planner)
-        except Unsettled:  # refused or failed: nothing of it was kept
+        except Unsettled:  # refused, failed, or NEW's code first: nothing of it was kept
             taken = self._take(sms, number, lane, now)
         resolve(taken is not None)
         if taken is None:
@@ -372,10 +372,15 @@ class SmsChannel:
         sender's number as this transaction left it; with a ``planner``, the message's turn
         runs in the same transaction when the channel has nothing of its own to say, and
         plans the replies with what ``planner`` makes of the message and the number
-        (``Unsettled`` when it did not apply: nothing is kept). Last, whether it did."""
+        (``Unsettled`` when it did not apply, or when the channel has texts of its own to
+        send first: nothing is kept). The text's inbox row is then written as applied, not
+        stored pending first (``Inbox.begin``). Last, whether the turn ran."""
         update_id = update_id_of(sms.sid)
         with self.uow_factory() as uow:
-            if update_id not in uow.updates.store([(update_id, lane, sms.payload())], now):
+            if planner is not None:  # handled at once: written as applied, with its turn
+                if not uow.updates.begin(update_id, lane, now):
+                    return None
+            elif update_id not in uow.updates.store([(update_id, lane, sms.payload())], now):
                 return None
             msg, own = reading.read(uow, sms, number, update_id, now)
             texts: list[Text] = []
@@ -390,7 +395,10 @@ class SmsChannel:
             sender = None
             if msg is not None and (number_id := number_id_of(msg.sender.ref)) is not None:
                 sender = uow.sms.by_id(number_id)  # read by ``read``: no query
-            if planner is not None and msg is not None and not texts:
+            if planner is not None and msg is not None:
+                if texts:  # NEW's code goes first, the text waits in the inbox for its turn
+                    uow.rollback()
+                    raise Unsettled(update_id)
                 self.conversation.handle(msg, None, planner(msg, sender), within=uow)
                 return msg, texts, sender, True  # committed with the turn
             uow.commit()

@@ -128,13 +128,21 @@ class Inbox:
         """Record ``update_id`` as applied by this transaction; False when it was handled
         already (a redelivery), which the caller must then leave alone.
 
-        A pending row (a stored batch) is taken over; anything else means handled."""
+        A pending row (a stored batch) is taken over; anything else means handled. One this
+        transaction began already (a channel that wrote it when it took the update) is
+        begun: True, and nothing runs."""
+        if update_id in self._begun:
+            return True
         connection = lend(self.session)
         values = {"update_id": update_id, "lane": lane, "received_at": now}
         if first_row(connection, _BEGIN[connection.dialect.name], values) is None:
             return False
         self._begun.add(update_id)
         return True
+
+    def forget_begun(self) -> None:
+        """The transaction was rolled back: what it began is no longer written."""
+        self._begun.clear()
 
     def defer(self, update_id: str, lane: str | None, now: datetime) -> bool:
         """``begin`` ``update_id`` with the first change written for it, when that statement

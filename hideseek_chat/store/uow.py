@@ -102,6 +102,8 @@ class UnitOfWork:
             self.games.forget()
         if "sms" in made:
             self.sms.forget_read()
+        if "updates" in made:
+            self.updates.forget_begun()
 
     @cached_property
     def games(self) -> GameRepository:

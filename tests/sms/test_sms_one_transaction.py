@@ -13,8 +13,11 @@ import pytest
 from sqlalchemy import Engine, event, select
 
 from hideseek_chat.chat import routes
+from hideseek_chat.sms.reading import SmsIn, lane_of
 from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import InboxRow, InboxStatus, SmsNumberRow
+from hideseek_chat.store.sms import update_id_of
+from tests.chat.play import START
 from tests.sms.conftest import sms_bot
 from tests.sms.fakes import FakeGateway
 from tests.sms.test_sms_game import ALICE, BOB, start_game
@@ -65,8 +68,53 @@ async def test_a_status_in_a_game_is_stored_answered_and_planned_in_one_commit(
     texts = [sql for sql in seen if "sms_messages" not in sql]  # the reply's count
     assert len(texts) == 1, seen  # the text's inbox row, its reading and its turn
     assert texts[0].lstrip().upper().startswith("INSERT INTO INBOX")
-    *_, status, _ = _inbox(uow_factory)[-1]
-    assert status == InboxStatus.APPLIED
+    *_, status, payload = _inbox(uow_factory)[-1]
+    assert status == InboxStatus.APPLIED and payload is None  # written applied, at once
+
+
+async def test_a_status_in_a_game_writes_its_inbox_row_once(
+    engine: Engine, uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    """Written as applied when the text is taken; the turn that shares its transaction
+    finds it begun and writes it no more (``Inbox.begin``)."""
+    async with sms_bot(uow_factory, gateway) as bot:
+        await start_game(bot)
+        seen: list[str] = []
+
+        def statement(conn: Any, cursor: Any, sql: str, *args: Any) -> None:
+            seen.append(sql)
+
+        event.listen(engine, "before_cursor_execute", statement)
+        try:
+            await bot.phones.text(BOB, "STATUS")
+        finally:
+            event.remove(engine, "before_cursor_execute", statement)
+        assert "Hiding" in bot.phones.last(BOB)
+    assert len([sql for sql in seen if "inbox" in sql.lower()]) == 1, seen
+
+
+async def test_a_redelivered_text_a_dead_process_left_pending_is_applied_once(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway
+) -> None:
+    """A worker stored the text and died before its turn; the gateway posts it again: the
+    webhook takes the pending row over and applies it, and the resume finds nothing."""
+    async with sms_bot(uow_factory, gateway) as bot:
+        await start_game(bot)
+        phones = bot.phones
+        conversation = bot.channel.conversation
+        sid = f"SMin{phones.count + 1:030d}"  # what the next text is posted as
+        left = SmsIn(sid, BOB, "STATUS")
+        conversation.store_updates([(update_id_of(sid), lane_of(BOB), left.payload())], START)
+        before = len(phones.said(BOB))
+        await phones.text(BOB, "STATUS")
+        assert len(phones.said(BOB)) == before + 1 and "Hiding" in phones.last(BOB)
+        assert conversation.pending_updates() == []
+        for stored in conversation.pending_updates():  # nothing left to resume
+            bot.channel.dispatch_stored(stored)
+        await phones.settle()  # type: ignore[misc]
+        assert len(phones.said(BOB)) == before + 1
+    rows = [row for row in _inbox(uow_factory) if row[0] == update_id_of(sid)]
+    assert [status for _, status, _ in rows] == [InboxStatus.APPLIED]
 
 
 async def test_a_refused_text_is_stored_again_and_refused_once(

@@ -180,3 +180,22 @@ def test_pending_messages_name_their_game_chat(uow_factory: UnitOfWorkFactory) -
     with uow_factory() as uow:
         keys = [m.chat_key for m in uow.outbox.pending()]
     assert keys == ["tg:1"] * len(one.initial_decisions) + ["tg:2"] * len(two.initial_decisions)
+
+
+def test_an_update_begun_twice_in_a_transaction_is_written_once_and_again_after_a_rollback(
+    engine: Engine, uow_factory: UnitOfWorkFactory
+) -> None:
+    """``begin`` in a transaction that began the update already (a channel that wrote it as
+    it took it, then the turn) says True and writes nothing; after a rollback it writes it
+    again, so a unit of work that goes on commits the row."""
+    now = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
+    with uow_factory() as uow:
+        assert uow.updates.begin("sms:SMtwice", "lane", now)
+        assert uow.updates.begin("sms:SMtwice", "lane", now)
+        uow.rollback()
+        assert uow.updates.begin("sms:SMtwice", "lane", now)
+        uow.commit()
+    with uow_factory() as uow:
+        assert uow.updates.is_processed("sms:SMtwice")
+        assert not uow.updates.begin("sms:SMtwice", "lane", now)  # a redelivery
+    assert count(engine, InboxRow) == 1
