@@ -15,12 +15,15 @@ reply, to its sender only: the whole path through the conversation (the game loa
 status rendered). HELP is answered by the channel alone (inbox, number, reply).
 
     python bench/bench_sms.py [--rate 200] [--seconds 15] [--body STATUS|HELP] [--api-ms 0]
-        [--postgres URL]
+        [--workers N] [--busy SHARE] [--postgres URL]
 
 Each run prints the rate asked and the rate posted and answered, the bot process's CPU per
 text (all its threads), the floor (one raw Core insert of a text's inbox row, committed, on
 the same database) and p50/p90/p99 from post to reply. ``--api-ms`` makes the fake API take
 that long to answer each send (a real gateway's round trip), which holds a sending thread.
+``--busy`` keeps that share of one core busy in a process of the bench's own during the load,
+to measure what is left when the shared machine runs slower; the database server's own CPU a
+text is printed too, when it runs on this machine.
 
 Target (issue 22): p99 <= 50 ms on PostgreSQL at 200 texts a second. PostgreSQL is measured
 in a throwaway schema when ``--postgres`` or ``HIDESEEK_TEST_POSTGRES_URL`` is given, else
@@ -343,6 +346,11 @@ async def run_bot(engine: Engine, database: str, args: argparse.Namespace) -> li
         ),
     )
     child.start()
+    busy = None
+    if args.busy > 0:  # another process takes that share of a core meanwhile
+        stop = spawn.Event()
+        busy = spawn.Process(target=_keep_busy, args=(args.busy, stop))
+        busy.start()
     loop = asyncio.get_running_loop()
     for _, pipe in bots:
         assert await loop.run_in_executor(None, pipe.recv) == "ready"
@@ -361,10 +369,14 @@ async def run_bot(engine: Engine, database: str, args: argparse.Namespace) -> li
     child.join()
     for bot, _ in bots:
         bot.join()
+    if busy is not None:
+        stop.set()
+        busy.join()
     texts = int(args.rate * args.seconds)
     print(
         f"posted and answered at {achieved:.0f}/s (asked: {args.rate:.0f}/s) by"
-        f" {args.workers} bot process(es); replies missing {missing}; non-200 answers"
+        f" {args.workers} bot process(es){_busy_note(args.busy)};"
+        f" replies missing {missing}; non-200 answers"
         f" {len(bad)}; bot CPU {1000 * cpu / texts:.1f} ms a text;"
         f" floor (one Core insert of an inbox row, committed) {_floor(engine):.2f} ms;"
         f" the load's CPU {load_cpu:.1f} ms, the fake API's {api_cpu:.1f} ms a text;"
@@ -393,6 +405,20 @@ def _floor(engine: Engine, count: int = 300) -> float:
                 },
             )
     return (time.perf_counter() - begin) * 1000 / count
+
+
+def _busy_note(share: float) -> str:
+    return f", with {share:.0%} of a core kept busy meanwhile" if share > 0 else ""
+
+
+def _keep_busy(share: float, stop: Any) -> None:
+    """Spin ``share`` of every 10 ms on one core until ``stop`` is set: the machine as when
+    another tenant takes that much of it (``--busy``)."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        while time.perf_counter() - started < 0.01 * share:
+            pass
+        time.sleep(0.01 * (1 - share))
 
 
 def _database_cpu(engine: Engine) -> dict[int, float] | None:
@@ -483,6 +509,13 @@ def main() -> None:
         type=int,
         default=1,
         help="bot processes on one PostgreSQL, the texts dealt to them in turn",
+    )
+    parser.add_argument(
+        "--busy",
+        type=float,
+        default=0.0,
+        help="a process of the bench's own keeps this share of one core busy during the"
+        " load (0 to 1): the headroom left when the machine is slower or shared",
     )
     parser.add_argument("--postgres", default=os.environ.get("HIDESEEK_TEST_POSTGRES_URL"))
     args = parser.parse_args()
