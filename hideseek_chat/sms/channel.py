@@ -217,9 +217,10 @@ class SmsChannel:
                         self.conversation.store_updates, [(update_id, lane, sms.payload())], now
                     )
                 except Exception as err:
-                    stored.set_exception(err)
+                    if not stored.done():  # the webhook may have gone meanwhile
+                        stored.set_exception(err)
                     return
-                stored.set_result(update_id in new)
+                _resolve(stored, update_id in new)
                 if update_id in new:
                     await self.apply(sms, number)
                     metrics.update_handled("sms", time.perf_counter() - started)
@@ -302,13 +303,11 @@ class SmsChannel:
         ``_act`` when there are own texts: they go first); None for a redelivery."""
         planned: list[Text] = []
 
-        def planner(msg: Inbound, sender: Number | None) -> Planner:
+        def planner(msg: Inbound) -> Planner:
             reply_to = msg.sender.ref
             erased = _reply_number(reply_to, number)
 
             def plan(uow: UnitOfWork, replies: list[Outbound]) -> None:
-                if sender is not None:  # the recipient as read with the text (for a turn alone)
-                    uow.sms.remember(sender)
                 actions = adapt(replies, self.capabilities)
                 planned[:] = outgoing.plan(
                     uow, actions, self.clock(), reply_to, False, erased, self.media_base, delivery
@@ -319,17 +318,18 @@ class SmsChannel:
         try:
             taken = self._take(sms, number, lane, now, planner)
         except Unsettled:  # refused, failed, or NEW's code first: nothing of it was kept
+            planned.clear()  # planned by the turn rolled back
             taken = self._take(sms, number, lane, now)
         resolve(taken is not None)
         if taken is None:
             return None
-        msg, own, sender, turned = taken
+        msg, own, turned = taken
         if turned or msg is None:
             return own, planned, msg
         if own:  # NEW's code: sent before the turn, whose news may go out at any moment
             return own, [], msg
         try:
-            self.conversation.handle(msg, None, planner(msg, sender))
+            self.conversation.handle(msg, None, planner(msg))
         except Exception as err:  # kept in the inbox as failed, with its form
             log.error("an SMS failed in the conversation (%s)", type(err).__name__)
             return [], [], msg
@@ -364,17 +364,17 @@ class SmsChannel:
         number: str,
         lane: str,
         now: datetime,
-        planner: Callable[[Inbound, Number | None], Planner] | None = None,
-    ) -> tuple[Inbound | None, list[Text], Number | None, bool] | None:
+        planner: Callable[[Inbound], Planner] | None = None,
+    ) -> tuple[Inbound | None, list[Text], bool] | None:
         """Store ``sms`` in the inbox, read it and plan the channel's own replies, in one
         transaction; None when it was stored before (a redelivery). The message for the
-        conversation stays pending in the inbox until the conversation applies it, with the
-        sender's number as this transaction left it; with a ``planner``, the message's turn
-        runs in the same transaction when the channel has nothing of its own to say, and
-        plans the replies with what ``planner`` makes of the message and the number
-        (``Unsettled`` when it did not apply, or when the channel has texts of its own to
-        send first: nothing is kept). The text's inbox row is then written as applied, not
-        stored pending first (``Inbox.begin``). Last, whether the turn ran."""
+        conversation stays pending in the inbox until the conversation applies it; with a
+        ``planner``, the message's turn runs in the same transaction when the channel has
+        nothing of its own to say, and plans the replies with what ``planner`` makes of the
+        message (its sender's number, read with the text, is not read again); ``Unsettled``
+        when it did not apply, or when the channel has texts of its own to send first:
+        nothing is kept. The text's inbox row is then written as applied, not stored
+        pending first (``Inbox.begin``). Last, whether the turn ran."""
         update_id = update_id_of(sms.sid)
         with self.uow_factory() as uow:
             if planner is not None:  # handled at once: written as applied, with its turn
@@ -392,17 +392,14 @@ class SmsChannel:
                     opted_out_too=reading.is_carrier(sms.body),
                     media_base=self.media_base,
                 )
-            sender = None
-            if msg is not None and (number_id := number_id_of(msg.sender.ref)) is not None:
-                sender = uow.sms.by_id(number_id)  # read by ``read``: no query
             if planner is not None and msg is not None:
                 if texts:  # NEW's code goes first, the text waits in the inbox for its turn
                     uow.rollback()
                     raise Unsettled(update_id)
-                self.conversation.handle(msg, None, planner(msg, sender), within=uow)
-                return msg, texts, sender, True  # committed with the turn
+                self.conversation.handle(msg, None, planner(msg), within=uow)
+                return msg, texts, True  # committed with the turn
             uow.commit()
-        return msg, texts, sender, False
+        return msg, texts, False
 
     async def _act(
         self, taken: tuple[Inbound | None, list[Text]], number: str, now: datetime

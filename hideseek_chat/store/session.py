@@ -205,12 +205,12 @@ class UnitSession(Session):
     def _give_back(self) -> None:
         lent, joined = self._lent, self._joined
         self._lent = self._joined = None
+        if lent is not None and lent.alone and lent.connection.is_valid:
+            try:
+                lent.driver.autocommit = False  # back to the pool as it was lent
+            except lent.dialect.loaded_dbapi.Error as error:  # lost: not pooled again
+                lent.invalidate(error)
         if joined is not None:
             joined.close()  # the pooled connection back, rolled back if anything is open
         elif lent is not None:
-            if lent.alone and lent.connection.is_valid:
-                try:
-                    lent.driver.autocommit = False
-                except lent.dialect.loaded_dbapi.Error as error:  # lost: not pooled again
-                    lent.invalidate(error)
             lent.connection.close()

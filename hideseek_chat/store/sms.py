@@ -171,11 +171,6 @@ class SmsBook:
         self._choices[known.id] = [Choice(*row[9:]) for row in rows if row[9] is not None]
         return known
 
-    def remember(self, number: Number) -> None:
-        """Take ``number`` as read by an earlier unit of work of the same text (its reply's
-        recipient need not be read again), unless this one read it already."""
-        self._numbers.setdefault(number.id, number)
-
     def person(self, number_id: int) -> Person | None:
         """What the person's row of a number ``number`` just read says (None: never met);
         ask ``uow.chats`` after changing it."""

@@ -1,8 +1,9 @@
 """The round trips a text saves (commit 78be8c2), on SQLite and PostgreSQL: a number's
 pending choices come with its row and stay true while the unit of work changes them; a
 lone count is its own transaction on PostgreSQL (``UnitOfWork.alone``), and the pooled
-connection leaves autocommit when it goes back; the turn's reply reuses the sender's
-number read when the text was stored (``SmsBook.remember``), opted out or not."""
+connection leaves autocommit when it goes back, also after a statement joined it; the
+turn's reply reuses the sender's number read with the text, opted out or not, and its last
+word after an erasure is counted; replies a rolled-back turn planned are never sent."""
 
 from __future__ import annotations
 
@@ -14,18 +15,21 @@ import pytest
 from sqlalchemy import Engine, event, func, select
 from sqlalchemy.exc import DBAPIError
 
+from hideseek_chat.chat.conversation import Conversation
+from hideseek_chat.chat.turn import Turn
 from hideseek_chat.store import UnitOfWorkFactory, unit_of_work_factory
 from hideseek_chat.store.config import make_engine
 from hideseek_chat.store.models import SmsChoiceRow, SmsMessageRow
 from hideseek_chat.store.rawrow import first_row, lend
 from hideseek_chat.store.session import Lent
-from hideseek_chat.store.sms import Choice, Number, SentText
+from hideseek_chat.store.sms import Choice, SentText
 from hideseek_chat.store.uow import UnitOfWork
 from tests.chat.play import START
 from tests.sms.conftest import sms_bot
 from tests.sms.fakes import FakeGateway
+from tests.sms.test_sms_game import BOB, choice, start_game
 
-A, B = "+41791234561", "+41791234562"
+A, B, C = "+41791234561", "+41791234562", "+41791234567"
 GROUP = "sms:@K7QX"
 
 
@@ -256,6 +260,19 @@ def test_the_connection_goes_back_to_the_pool_out_of_autocommit(
         assert _sids(engine) == (["SM1"] if ending != "nothing" else [])
 
 
+def test_the_connection_leaves_autocommit_after_a_statement_joined_it(engine: Engine) -> None:
+    """Alone, then a statement through the session (which joins the lent connection): the
+    connection still goes back to the pool transactional."""
+    _postgres_only(engine)
+    with one_connection(engine) as (single, factory):
+        with factory() as uow:
+            assert uow.alone()
+            _run_orm(uow)
+            uow.commit()
+        autocommit, _ = _autocommit(single)
+        assert autocommit is False
+
+
 def _run_orm(uow: UnitOfWork) -> None:
     uow.session.execute(select(SmsMessageRow.id)).all()
 
@@ -332,41 +349,6 @@ def test_a_failing_statement_alone_leaves_the_connection_usable(engine: Engine) 
 # ----------------------------------------------------------- the reply's recipient
 
 
-def test_a_remembered_number_is_not_read_again(
-    engine: Engine, uow_factory: UnitOfWorkFactory
-) -> None:
-    with uow_factory() as uow:
-        known = uow.sms.number(A, START)
-        assert known is not None
-        uow.commit()
-    with uow_factory() as uow, statements(engine) as seen:
-        uow.sms.remember(known)
-        assert uow.sms.by_id(known.id) == known
-        assert seen == []
-        uow.sms.opt(known.id, out=True)  # changed here: the remembered one is dropped
-        again = uow.sms.by_id(known.id)
-        assert again is not None and again.opted_out
-
-
-def test_a_number_read_here_is_kept_over_one_remembered(
-    uow_factory: UnitOfWorkFactory,
-) -> None:
-    with uow_factory() as uow:
-        stale = uow.sms.number(A, START)
-        assert stale is not None and not stale.opted_out
-        uow.commit()
-    with uow_factory() as uow:
-        uow.sms.opt(stale.id, out=True)
-        uow.commit()
-    with uow_factory() as uow:
-        read = uow.sms.by_id(stale.id)
-        assert read is not None and read.opted_out
-        uow.sms.remember(stale)
-        assert uow.sms.by_id(stale.id) == read
-        uow.sms.remember(Number(stale.id, A, False, "sms:@XXXX"))
-        assert uow.sms.by_id(stale.id) == read
-
-
 async def test_status_from_a_number_that_opted_out_gets_no_reply(
     uow_factory: UnitOfWorkFactory, gateway: FakeGateway
 ) -> None:
@@ -390,18 +372,68 @@ async def test_status_from_a_number_that_opted_out_gets_no_reply(
 async def test_the_turns_reply_does_not_read_its_senders_number_again(
     engine: Engine, uow_factory: UnitOfWorkFactory, gateway: FakeGateway
 ) -> None:
-    """A STATUS from a number in no game: its turn is refused, so it runs again alone, in a
-    transaction of its own after the text's (in a game the turn shares the text's unit of
-    work, which read the number already); the refusal's recipient is the number read with
-    the text."""
+    """A STATUS in a game: its turn shares the unit of work that read the number with the
+    text, so the reply's recipient is not read again."""
+    async with sms_bot(uow_factory, gateway) as bot:
+        await start_game(bot)
+        phones = bot.phones
+        before = len(phones.said(BOB))
+        with statements(engine) as seen:
+            await phones.text(BOB, "STATUS")
+        assert len(phones.said(BOB)) == before + 1 and "Hiding" in phones.last(BOB)
+    numbers = [s for s in seen if "FROM sms_numbers" in s]
+    assert len(numbers) == 1, numbers  # read once, with the text
+    assert "WHERE sms_numbers.number =" in numbers[0]
+
+
+async def test_the_last_word_to_an_erased_number_is_counted_without_it(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway, caplog: pytest.LogCaptureFixture
+) -> None:
+    """FORGETME, then yes: the turn erases the number and its last reply still goes there,
+    counted for nobody (no number left to tie it to), with nothing logged as uncounted."""
     async with sms_bot(uow_factory, gateway) as bot:
         phones = bot.phones
-        await phones.text(A, "NAME Ana")
-        before = len(phones.said(A))
-        with statements(engine) as seen:
-            await phones.text(A, "STATUS")
-        assert len(phones.said(A)) == before + 1
-    numbers = [s for s in seen if "FROM sms_numbers" in s]
-    assert any("WHERE sms_numbers.number =" in s for s in numbers), seen  # read with the text
-    by_id = [s for s in numbers if "WHERE sms_numbers.id =" in s]
-    assert by_id == [], "the reply's recipient is the number read with the text"
+        await phones.text(C, "NAME Cleo")
+        await phones.text(C, "FORGETME")
+        asked = phones.last(C)
+        with uow_factory() as uow:
+            before = uow.session.scalar(select(func.count(SmsMessageRow.id)))
+        told = len(phones.said(C))
+        await phones.text(C, choice(asked, "Yes, erase"))
+        assert len(phones.said(C)) == told + 1
+        with uow_factory() as uow:
+            rows = uow.session.execute(select(SmsMessageRow.number_id)).all()
+    assert len(rows) == (before or 0) + 1 and rows[-1][0] is None
+    assert not [r for r in caplog.records if "not counted" in r.getMessage()]
+
+
+async def test_replies_of_a_turn_rolled_back_are_not_sent(
+    uow_factory: UnitOfWorkFactory, gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shared transaction planned the replies, then its commit failed; meanwhile
+    another worker applied the text: this one sends nothing (the other one answered)."""
+    async with sms_bot(uow_factory, gateway) as bot:
+        await start_game(bot)
+        phones = bot.phones
+        told = len(phones.said(BOB))
+        finish, handle = Turn.finish, Conversation.handle
+        failed: list[str] = []
+
+        def failing_finish(turn: Turn) -> None:
+            if not failed and turn.msg.update_id is not None:
+                failed.append(turn.msg.update_id)
+                raise RuntimeError("the commit failed")  # after planning, before commit
+            finish(turn)
+
+        def elsewhere(conversation: Conversation, msg: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("within") is None and failed and msg.update_id == failed[0]:
+                with uow_factory() as uow:  # another worker applies it meanwhile
+                    assert uow.updates.begin(msg.update_id, msg.chat, msg.at)
+                    uow.commit()
+            return handle(conversation, msg, *args, **kwargs)
+
+        monkeypatch.setattr(Turn, "finish", failing_finish)
+        monkeypatch.setattr(Conversation, "handle", elsewhere)
+        await phones.text(BOB, "STATUS")
+        assert failed, "the shared transaction's commit was made to fail"
+        assert len(phones.said(BOB)) == told

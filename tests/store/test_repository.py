@@ -134,18 +134,28 @@ def test_a_game_read_alone_is_not_planned_again_on_each_read(
     with uow_factory() as uow:
         if uow.session.get_bind().dialect.name != "postgresql":
             pytest.skip("plans of prepared statements are PostgreSQL's")
-        uow.session.execute(text("DEALLOCATE ALL"))  # this connection's earlier statements
-        for _ in range(12):
-            assert uow.games.read(game_id) == script.initial
-        plans = uow.session.execute(
-            text(
-                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
-                " WHERE statement LIKE 'SELECT json_build_array(%'"
-            )
-        ).all()
-    assert len(plans) == 1
-    generic, custom = plans[0]
+        generic, custom = _plans_after_reads(
+            uow, lambda: uow.games.read(game_id) == script.initial, "SELECT json_build_array("
+        )
     assert generic >= 6 and custom <= 6
+
+
+def _plans_after_reads(uow: Any, read: Any, prefix: str) -> tuple[int, int]:
+    """The generic and custom plans PostgreSQL made for the one prepared statement that
+    starts with ``prefix`` over twelve ``read``s (each True) on ``uow``'s connection, whose
+    earlier statements are let go first."""
+    uow.session.execute(text("DEALLOCATE ALL"))
+    for _ in range(12):
+        assert read()
+    plans = uow.session.execute(
+        text(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE starts_with(statement, :prefix)"
+        ),
+        {"prefix": prefix},
+    ).all()
+    assert len(plans) == 1
+    return int(plans[0][0]), int(plans[0][1])
 
 
 def _rich_state() -> GameState:
@@ -318,17 +328,9 @@ def test_a_chat_is_read_to_its_newest_game_in_one_statement(
     # statement of SQLAlchemy's (such as the game's id looked up first) ran.
     assert statements == []
     with uow_factory() as uow:
-        uow.session.execute(text("DEALLOCATE ALL"))
-        for _ in range(12):
-            assert uow.games.read_chat(CHAT) == game
-        plans = uow.session.execute(
-            text(
-                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
-                " WHERE statement LIKE 'WITH newest AS%'"
-            )
-        ).all()
-    assert len(plans) == 1
-    generic, custom = plans[0]
+        generic, custom = _plans_after_reads(
+            uow, lambda: uow.games.read_chat(CHAT) == game, "WITH newest AS"
+        )
     assert generic >= 6 and custom <= 6
 
 
