@@ -18,9 +18,10 @@ from hideseek_chat.store import UnitOfWorkFactory
 from hideseek_chat.store.models import InboxRow, InboxStatus, SmsNumberRow
 from hideseek_chat.store.sms import update_id_of
 from tests.chat.play import START
-from tests.sms.conftest import sms_bot
+from tests.sms.conftest import SmsBot, sms_bot
 from tests.sms.fakes import FakeGateway
 from tests.sms.test_sms_game import ALICE, BOB, start_game
+from tests.store.helpers import statements
 
 STRANGER = "+41791234569"
 
@@ -55,16 +56,21 @@ def _inbox(uow_factory: UnitOfWorkFactory) -> list[tuple[str, InboxStatus, str |
         return [(row.update_id, row.status, row.payload) for row in rows]
 
 
+async def bob_asks_status(bot: SmsBot) -> None:
+    """Bob texts STATUS in the game ``start_game`` made, and is answered once."""
+    phones = bot.phones
+    before = len(phones.said(BOB))
+    await phones.text(BOB, "STATUS")
+    assert len(phones.said(BOB)) == before + 1 and "Hiding" in phones.last(BOB)
+
+
 async def test_a_status_in_a_game_is_stored_answered_and_planned_in_one_commit(
     engine: Engine, uow_factory: UnitOfWorkFactory, gateway: FakeGateway
 ) -> None:
     async with sms_bot(uow_factory, gateway) as bot:
         await start_game(bot)
-        phones = bot.phones
-        before = len(phones.said(BOB))
         with commits(engine) as seen:
-            await phones.text(BOB, "STATUS")
-        assert len(phones.said(BOB)) == before + 1 and "Hiding" in phones.last(BOB)
+            await bob_asks_status(bot)
     texts = [sql for sql in seen if "sms_messages" not in sql]  # the reply's count
     assert len(texts) == 1, seen  # the text's inbox row, its reading and its turn
     assert texts[0].lstrip().upper().startswith("INSERT INTO INBOX")
@@ -79,17 +85,8 @@ async def test_a_status_in_a_game_writes_its_inbox_row_once(
     finds it begun and writes it no more (``Inbox.begin``)."""
     async with sms_bot(uow_factory, gateway) as bot:
         await start_game(bot)
-        seen: list[str] = []
-
-        def statement(conn: Any, cursor: Any, sql: str, *args: Any) -> None:
-            seen.append(sql)
-
-        event.listen(engine, "before_cursor_execute", statement)
-        try:
-            await bot.phones.text(BOB, "STATUS")
-        finally:
-            event.remove(engine, "before_cursor_execute", statement)
-        assert "Hiding" in bot.phones.last(BOB)
+        with statements(engine) as seen:
+            await bob_asks_status(bot)
     assert len([sql for sql in seen if "inbox" in sql.lower()]) == 1, seen
 
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import DBAPIError
 
 from hideseek_chat.chat.conversation import Conversation
@@ -28,24 +28,11 @@ from tests.chat.play import START
 from tests.sms.conftest import sms_bot
 from tests.sms.fakes import FakeGateway
 from tests.sms.test_sms_game import BOB, choice, start_game
+from tests.sms.test_sms_one_transaction import bob_asks_status
+from tests.store.helpers import statements
 
 A, B, C = "+41791234561", "+41791234562", "+41791234567"
 GROUP = "sms:@K7QX"
-
-
-@contextmanager
-def statements(engine: Engine) -> Iterator[list[str]]:
-    """The SQL statements run on ``engine`` meanwhile (nothing is lent while counting)."""
-    seen: list[str] = []
-
-    def _seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", _seen)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", _seen)
 
 
 def _stored_choices(uow: UnitOfWork, number_id: int) -> list[Choice]:
@@ -376,11 +363,8 @@ async def test_the_turns_reply_does_not_read_its_senders_number_again(
     text, so the reply's recipient is not read again."""
     async with sms_bot(uow_factory, gateway) as bot:
         await start_game(bot)
-        phones = bot.phones
-        before = len(phones.said(BOB))
         with statements(engine) as seen:
-            await phones.text(BOB, "STATUS")
-        assert len(phones.said(BOB)) == before + 1 and "Hiding" in phones.last(BOB)
+            await bob_asks_status(bot)
     numbers = [s for s in seen if "FROM sms_numbers" in s]
     assert len(numbers) == 1, numbers  # read once, with the text
     assert "WHERE sms_numbers.number =" in numbers[0]

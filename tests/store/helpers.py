@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, func, select
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, event, func, select
 
 from hideseek_chat.rules.events import DeadlineReached
 from hideseek_chat.rules.state import GameState
@@ -59,3 +63,20 @@ def count(engine: Engine, model: type[Base]) -> int:
 
 
 __all__ = ["CHAT", "UnitOfWork", "count", "load", "replay", "start"]
+
+
+@contextmanager
+def statements(engine: Engine) -> Iterator[list[str]]:
+    """The SQL statements SQLAlchemy runs on ``engine`` meanwhile (while anyone listens, the
+    store lends no driver connection: its prebuilt statements go through SQLAlchemy too,
+    except a game's state read on PostgreSQL, which runs on the driver's cursor)."""
+    seen: list[str] = []
+
+    def _seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", _seen)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", _seen)

@@ -24,7 +24,7 @@ from hideseek_chat.store.batch import StaleState
 from hideseek_chat.store.chats import ChatPrefs
 from hideseek_chat.store.checks import CheckNumbers, CheckVerdict, Computation
 from hideseek_chat.store.repository import GameNotFound
-from tests.store.helpers import CHAT, load, replay, start
+from tests.store.helpers import CHAT, load, replay, start, statements
 from tests.store.scenarios import play
 
 T0 = datetime(2026, 5, 2, 9, 0, tzinfo=UTC)
@@ -311,22 +311,13 @@ def test_a_chat_is_read_to_its_newest_game_in_one_statement(
         game = uow.games.read_chat(CHAT)
         assert game is not None and game.id == second_id and game.chat_key == CHAT
         assert game.state == second.initial == uow.games.read(second_id)
-    statements: list[str] = []
-
-    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", seen)
-    try:
-        with uow_factory() as uow:
-            assert uow.games.read_chat(CHAT) == game
-    finally:
-        event.remove(engine, "before_cursor_execute", seen)
+    with statements(engine) as seen, uow_factory() as uow:
+        assert uow.games.read_chat(CHAT) == game
     if engine.dialect.name != "postgresql":
         return  # the game's id, then each table: read as ``read`` reads them
     # The one statement runs on the driver's own cursor, below SQLAlchemy's events: no
     # statement of SQLAlchemy's (such as the game's id looked up first) ran.
-    assert statements == []
+    assert seen == []
     with uow_factory() as uow:
         generic, custom = _plans_after_reads(
             uow, lambda: uow.games.read_chat(CHAT) == game, "WITH newest AS"
@@ -341,18 +332,12 @@ def test_a_chats_preferences_come_with_its_game_and_follow_its_changes(
     ``Chats.prefs`` reads nothing more; preferences set in the unit of work are what it says
     after, read again. The same answers on SQLite, where each is read on its own."""
     start(uow_factory, play(0, steps=10))
-    statements: list[str] = []
-
-    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", seen)
-    try:
+    with statements(engine) as seen:
         with uow_factory() as uow:
             assert uow.games.read_chat(CHAT) is not None
             assert uow.chats.prefs(CHAT) == ChatPrefs()  # none chosen: the defaults
             if engine.dialect.name == "postgresql":
-                assert not [s for s in statements if "chat_prefs" in s]
+                assert not [s for s in seen if "chat_prefs" in s]
             first = ChatPrefs(language="es", units="metric")
             uow.chats.set_prefs(CHAT, first, T0)
             assert uow.chats.prefs(CHAT) == first
@@ -365,8 +350,6 @@ def test_a_chats_preferences_come_with_its_game_and_follow_its_changes(
             assert uow.games.read_chat(CHAT) is not None
             assert uow.chats.prefs(CHAT) == chosen
             assert uow.chats.prefs("tg:other") == ChatPrefs()  # another chat: read alone
-    finally:
-        event.remove(engine, "before_cursor_execute", seen)
 
 
 def test_a_check_keeps_what_the_pins_said_next_to_the_real_answer(
