@@ -20,7 +20,7 @@ STALE_KEYS = frozenset({"chat.button_old_game", "chat.setup_only", "chat.abort_n
 SPENT_KEYS = frozenset({"chat.button_unknown", "chat.penalty_already", "chat.loss_already"})
 
 
-def is_stale(refusal: Exception, data: str = "", own_chat: bool = False) -> bool:
+def _is_stale(refusal: Exception, data: str = "", own_chat: bool = False) -> bool:
     """Whether a press was refused because its keyboard is out of date: an earlier game, the
     setup once the game has begun, another phase of the game that is over (WrongPhase), no
     game left for the presser in their own private chat (an aborted or finished game's
@@ -46,7 +46,7 @@ def refuse(turn: Turn, refusal: Exception) -> list[Outbound]:
     if isinstance(msg, ButtonIn):
         toast: list[Outbound] = [AnswerButton(msg.sender.ref, text=text, press_ref=msg.press_ref)]
         own = msg.chat == msg.sender.ref  # the presser's private chat
-        if msg.message_ref is not None and is_stale(refusal, msg.data, own):
+        if msg.message_ref is not None and _is_stale(refusal, msg.data, own):
             # The keyboard belongs to a moment that has passed: the toast says why,
             # and the buttons go so that nobody presses them again.
             toast.append(EditButtons(msg.chat, message_ref=msg.message_ref))

@@ -26,6 +26,7 @@ from hideseek_chat.store.models import (
 )
 from hideseek_chat.store.rawrow import all_rows, first_row, lend
 from hideseek_chat.store.repository import PREFS_READ, GameRepository
+from hideseek_chat.store.state_read import PREFS_COLUMNS
 
 DEFAULT_MAP = "stillwater"
 
@@ -83,13 +84,7 @@ class SpotData:
 
 
 _PREFS = (
-    select(
-        ChatPrefsRow.language,
-        ChatPrefsRow.units,
-        ChatPrefsRow.map_name,
-        ChatPrefsRow.auto_answer,
-        ChatPrefsRow.auto_pictures,
-    )
+    select(*PREFS_COLUMNS)
     .join(ChatRow, ChatRow.id == ChatPrefsRow.chat_id)
     .where(ChatRow.key == bindparam("chat"))
 )

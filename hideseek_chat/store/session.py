@@ -107,24 +107,31 @@ class UnitSession(Session):
         can be lent."""
         if self._lent is not None:
             return self._lent
-        bind = self.bind
+        bind = self._lendable()
         transaction = self._transaction
-        if (
-            not isinstance(bind, Engine)
-            or bind.dialect.name != "postgresql"
-            or bind.dispatch.before_cursor_execute
-            or (
-                transaction is not None
-                and (
-                    transaction._connections
-                    or transaction.nested
-                    or transaction.origin is not SessionTransactionOrigin.AUTOBEGIN
-                )
+        if bind is None or (
+            transaction is not None
+            and (
+                transaction._connections
+                or transaction.nested
+                or transaction.origin is not SessionTransactionOrigin.AUTOBEGIN
             )
         ):
             return self.connection()
         self._lent = Lent(bind)
         return self._lent
+
+    def _lendable(self) -> Engine | None:
+        """The engine whose connections this session may lend: PostgreSQL's, while nobody
+        listens to cursor executions; None otherwise."""
+        bind = self.bind
+        if (
+            not isinstance(bind, Engine)
+            or bind.dialect.name != "postgresql"
+            or bind.dispatch.before_cursor_execute
+        ):
+            return None
+        return bind
 
     def lend_alone(self) -> bool:
         """Lend the pooled driver connection in autocommit, so that the one statement this
@@ -132,14 +139,7 @@ class UnitSession(Session):
         fewer. False, with nothing changed, when the session has begun anything already or
         nothing can be lent (its statements then share its transaction, as always). The
         connection leaves autocommit when it is given back."""
-        if self._lent is not None or self._transaction is not None:
-            return False
-        bind = self.bind
-        if (
-            not isinstance(bind, Engine)
-            or bind.dialect.name != "postgresql"
-            or bind.dispatch.before_cursor_execute
-        ):
+        if self._lent is not None or self._transaction is not None or self._lendable() is None:
             return False
         lent = self.lend()
         assert isinstance(lent, Lent)

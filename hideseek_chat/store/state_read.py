@@ -16,7 +16,7 @@ from sqlalchemy import Connection, Float, Select, bindparam, select
 from sqlalchemy.dialects import postgresql
 
 from hideseek_chat.store.mapping import STATE_TABLES
-from hideseek_chat.store.models import Base, GameRow
+from hideseek_chat.store.models import Base, ChatPrefsRow, GameRow
 from hideseek_chat.store.session import Lent, driver_error
 from hideseek_chat.store.types import UTCDateTime
 
@@ -31,11 +31,18 @@ def _read_statement(model: type[Base]) -> Select[Any]:
 READ = {model: _read_statement(model) for model in STATE_TABLES}
 
 
-#: The chat's preferences (``Chats.prefs``' columns), or null when it chose none.
+#: A chat's preferences as ``Chats.prefs`` reads them, in this order (``ChatPrefs``' fields).
+PREFS_COLUMNS = (
+    ChatPrefsRow.language,
+    ChatPrefsRow.units,
+    ChatPrefsRow.map_name,
+    ChatPrefsRow.auto_answer,
+    ChatPrefsRow.auto_pictures,
+)
+#: The chat's preferences, or null when it chose none.
 _PREFS = (
-    "(SELECT json_build_array(p.language, p.units, p.map_name, p.auto_answer,"
-    " p.auto_pictures) FROM chat_prefs AS p JOIN chats AS c ON c.id = p.chat_id"
-    " WHERE c.key = %(key)s)"
+    f"(SELECT json_build_array({', '.join(f'p.{c.name}' for c in PREFS_COLUMNS)})"
+    " FROM chat_prefs AS p JOIN chats AS c ON c.id = p.chat_id WHERE c.key = %(key)s)"
 )
 #: How ``_postgresql_read`` finds its games: one by id, a list of ids, a chat's newest.
 ONE, MANY, CHAT = "one", "many", "chat"
