@@ -6,12 +6,14 @@ answer costs. A category shows its questions, several to a row where the labels 
 those asked before this round marked with how often the hider would draw for them. A
 distance of one's choice shows distances between the fixed ones (and the ones already
 chosen this round) and how to type any other; once a distance is chosen the question is
-named with it. Every screen but the first has a Back button. Building a screen reads
-nothing: the caller passes the offers and the state.
+named with it. The transit-line question shows the lines stopping near the asking seeker
+(``lines_near``) to say which one they ride. Every screen but the first has a Back button.
+Building a screen reads nothing: the caller passes the offers, the state and the lines.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from collections.abc import Sequence
@@ -21,9 +23,21 @@ from hideseek_chat.chat import keyboards, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import METRES_PER_MILE, N_, Formatter
 from hideseek_chat.chat.parsing import DISTANCE_TOLERANCE
-from hideseek_chat.rules.questions import ASKED, QuestionOffer, blocking_curse, times_asked
+from hideseek_chat.geo import MapIndex
+from hideseek_chat.rules.questions import (
+    ASKED,
+    TRANSIT_LINE,
+    QuestionOffer,
+    blocking_curse,
+    times_asked,
+)
 from hideseek_chat.rules.ruleset import Category, Ruleset
 from hideseek_chat.rules.state import GameState, Mode
+
+#: The lines offered for the transit-line question: of the stations this near the asker...
+LINES_WITHIN_M = 2_000.0
+#: ... at most this many, nearest first.
+MOST_LINES = 10
 
 #: Round numbers a chosen distance is rounded to (times a power of ten, in the chat's unit).
 NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.5, 10.0)
@@ -100,6 +114,71 @@ def distances(
     text = texts.ask_distance_text(offer, example, bool(chosen), fmt)
     buttons = keyboards.ask_distances(game_id, kind, question_id, rows, back_label(fmt))
     return Screen(text, buttons)
+
+
+def chooses_line(offer: QuestionOffer) -> bool:
+    """Whether pressing ``offer`` in the menu opens a screen to choose a line."""
+    return offer.question.subject == TRANSIT_LINE
+
+
+def lines(
+    game_id: int,
+    question_id: str,
+    offers: Sequence[QuestionOffer],
+    near: Sequence[str],
+    known: bool,
+    fmt: Formatter,
+) -> Screen:
+    """The lines to choose for the transit-line question (``near``: those stopping near
+    the asker, nearest first; ``known``: whether the map names any line at all), a button
+    to ask without naming one, and Back."""
+    offer = next((o for o in offers if o.question.id == question_id), None)
+    if offer is None or not chooses_line(offer):
+        raise ChatError("chat.button_unknown")
+    name = fmt.question(question_id)
+    example = f"/ask {question_id} {near[0] if near else 'Red Line'}"
+    text = texts.ask_line_text(name, example, known, fmt)
+    choices = [
+        keyboards.button(line, keyboards.Verb.ASK, game_id, question_id, "l" + line_key(line))
+        for line in near
+    ]
+    without = keyboards.button(
+        fmt.t(N_("Ask without naming the line")), keyboards.Verb.ASK, game_id, question_id
+    )
+    back = keyboards.button(
+        back_label(fmt), keyboards.Verb.ASK_MENU, game_id, offer.question.category.value
+    )
+    return Screen(text, (*keyboards.flow(choices), (without,), (back,)))
+
+
+def line_key(line: str) -> str:
+    """A short key for a line's name in a button (any case gives the same key)."""
+    return hashlib.blake2s(line.strip().casefold().encode(), digest_size=5).hexdigest()
+
+
+def map_lines(index: MapIndex) -> dict[str, str]:
+    """Every line the map names, by ``line_key`` (the first spelling met)."""
+    found: dict[str, str] = {}
+    for station in index.pack.stations:
+        for line in station.routes:
+            if line.strip():
+                found.setdefault(line_key(line), line.strip())
+    return found
+
+
+def lines_near(index: MapIndex, lat: float, lon: float) -> list[str]:
+    """The lines stopping at the stations within ``LINES_WITHIN_M`` of a point, nearest
+    station first (at most ``MOST_LINES``; the nearest station's when none is that near)."""
+    hits = index.stations_within(lat, lon, LINES_WITHIN_M)
+    if not hits:
+        nearest = index.nearest_station(lat, lon)
+        hits = [nearest] if nearest is not None else []
+    found: dict[str, str] = {}
+    for hit in sorted(hits, key=lambda h: h.distance_m):
+        for line in hit.item.routes:
+            if line.strip():
+                found.setdefault(line.strip().casefold(), line.strip())
+    return list(found.values())[:MOST_LINES]
 
 
 def back_label(fmt: Formatter) -> str:

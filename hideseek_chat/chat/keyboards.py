@@ -22,7 +22,7 @@ from typing import Any
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import LANGUAGES, N_, Formatter, language_name
 from hideseek_chat.chat.model import Button
-from hideseek_chat.rules.questions import QuestionOffer
+from hideseek_chat.rules.questions import TRANSIT_LINE, QuestionOffer
 from hideseek_chat.rules.ruleset import (
     CATEGORY_ANSWERS,
     NULL_ANSWER,
@@ -52,8 +52,9 @@ class Verb(StrEnum):
     CLEAR_CURSE = "clear"  # curse_id
     ARRIVED = "arrive"  # record_id (a thermometer's seekers arrived)
     ASK = "ask"  # question id, then (a distance of one's choice) the distance in metres
+    # or (the transit-line question) "l" and the key of the line ridden
     ASK_MENU = "askm"  # the /ask menu's screen: none (the categories), a category, then
-    # the id of its question whose distance the seeker chooses
+    # the id of its question whose distance (or line) the seeker chooses
     SET = "set"  # setting, value
     CHOOSE_MAP = "map"  # map pack name
     MAP_PLACE = "mplace"  # search job id, position of the place found
@@ -399,10 +400,10 @@ def ask_questions(
     labels: Sequence[str],
     back_label: str,
 ) -> Rows:
-    """A category's questions, a distance of one's choice opening its own screen; Back."""
+    """A category's questions (a distance of one's choice, a line: its own screen); Back."""
     buttons = [
         button(label, Verb.ASK_MENU, game_id, category.value, offer.question.id)
-        if offer.question.custom_distance
+        if offer.question.custom_distance or offer.question.subject == TRANSIT_LINE
         else button(label, Verb.ASK, game_id, offer.question.id)
         for offer, label in zip(offers, labels, strict=True)
     ]

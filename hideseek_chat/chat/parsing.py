@@ -7,10 +7,11 @@ never a sentence, so every refusal is translatable.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from hideseek_chat.chat.errors import ChatError
+from hideseek_chat.rules.questions import TRANSIT_LINE
 from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset, Size
 from hideseek_chat.rules.units import DistanceError, parse_distance
 
@@ -57,6 +58,7 @@ def parse_newgame(args: tuple[str, ...], known_rulesets: tuple[str, ...]) -> New
 class AskArgs:
     question_id: str
     distance_m: float | None  # a custom radar's distance
+    line: str | None = None  # the transit-line question: the line typed after it
 
 
 def _norm(text: str) -> str:
@@ -74,19 +76,28 @@ def _category(word: str) -> Category:
 
 
 def parse_ask(args: tuple[str, ...], ruleset: Ruleset, size: Size) -> AskArgs:
-    """``/ask CATEGORY SUBJECT``: ``radar 1km``, ``radar 3.2km`` (custom), ``matching zoo``.
+    """``/ask CATEGORY SUBJECT``: ``radar 1km``, ``radar 3.2km`` (custom), ``matching zoo``;
+    the transit-line question may name the line after it (``matching transit line Red``).
 
-    A bare ruleset id (``/ask radar-1km``) works too. Raises ChatError naming what is wrong.
+    A bare ruleset id (``/ask radar-1km``, ``/ask matching-transit-line Red``) works too.
+    Raises ChatError naming what is wrong.
     """
     if not args:
         raise ChatError("chat.ask_usage")
-    if len(args) == 1 and ruleset.has_question(args[0].lower()):
-        return _available(ruleset.question(args[0].lower()), size, None)
+    if ruleset.has_question(args[0].lower()):
+        question = ruleset.question(args[0].lower())
+        if len(args) == 1:
+            return _available(question, size, None)
+        if question.subject == TRANSIT_LINE:
+            return replace(_available(question, size, None), line=" ".join(args[1:]))
     category = _category(args[0])
     subject = " ".join(args[1:]).strip()
     if not subject:
         raise ChatError("chat.ask_needs_subject", category=category.value)
     questions = [q for q in ruleset.questions if q.category == category]
+    riding = _with_line(questions, subject.split(), size)
+    if riding is not None:
+        return riding
     if category in (Category.RADAR, Category.THERMOMETER):
         return _by_distance(questions, subject, size, category)
     if category == Category.TENTACLE:
@@ -107,9 +118,24 @@ def parse_ask(args: tuple[str, ...], ruleset: Ruleset, size: Size) -> AskArgs:
     return _pick(matches, size, subject, category)
 
 
+def _with_line(questions: list[QuestionDef], words: list[str], size: Size) -> AskArgs | None:
+    """The transit-line question named by the first words and the line by the rest
+    (``transit line Red Line``), or None when the words do not start with its name."""
+    for cut in range(len(words) - 1, 0, -1):
+        head = _norm(" ".join(words[:cut]))
+        for question in questions:
+            if question.subject == TRANSIT_LINE and head in _names(question):
+                return replace(_available(question, size, None), line=" ".join(words[cut:]))
+    return None
+
+
+def _names(question: QuestionDef) -> set[str]:
+    return {_norm(question.subject), _norm(question.label), _norm(question.id.split("-", 1)[-1])}
+
+
 def _matches_subject(question: QuestionDef, subject: str) -> bool:
     wanted = _norm(subject)
-    names = {_norm(question.subject), _norm(question.label), _norm(question.id.split("-", 1)[-1])}
+    names = _names(question)
     return wanted in names or any(wanted and name.startswith(wanted) for name in names)
 
 

@@ -16,8 +16,10 @@ from typing import Any, TypeVar
 
 from hideseek_chat import geo
 from hideseek_chat.geo import MapIndex, Pin, PinSource
+from hideseek_chat.geo.stationtable import station_table
 from hideseek_chat.rules import hiding, pins
 from hideseek_chat.rules.events import EndGameStarted, ThermometerFinished, ZoneFixed
+from hideseek_chat.rules.questions import TRANSIT_LINE
 from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset
 from hideseek_chat.rules.state import GameState, Question
 from hideseek_chat.rules.state import Zone as StateZone
@@ -404,9 +406,13 @@ def _compute(
             },
         )
     if category == Category.MATCHING:
-        if question.subject == "transit-line":
-            return Suggestion(None, None, "needs_line")
-        if question.subject == "station-name-length":
+        if question.subject == TRANSIT_LINE:
+            if not record.line:
+                return Suggestion(None, None, "needs_line")
+            if zone is None:
+                return Suggestion(None, None, "no_zone")
+            matching = geo.answer_transit_line(record.line, map_station(index, zone), fix)
+        elif question.subject == "station-name-length":
             if zone is None:
                 return Suggestion(None, None, "no_zone")
             if hiding.is_street_end(zone.station.id):
@@ -448,6 +454,14 @@ def _compute(
             },
         )
     return Suggestion(None, None, "unsupported")
+
+
+def map_station(index: MapIndex, zone: geo.Zone) -> geo.Station:
+    """The zone's station as the map has it (with the lines stopping there); the zone's
+    own record, which lists none, when the map no longer has it."""
+    table = station_table(index)
+    row = table.row.get(zone.station.id)
+    return zone.station if row is None else table.stations[row]
 
 
 def street_name_length(

@@ -313,7 +313,15 @@ def _on_next(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime
 def _on_ask(r: Ruleset, s: GameState, e: Event, p: Player | None, now: datetime) -> list[Decision]:
     assert isinstance(e, QuestionAsked)
     return questions.ask(
-        s, r, _need(p), e.question_id, e.distance_m, e.on_transit, now, at_station=e.at_station
+        s,
+        r,
+        _need(p),
+        e.question_id,
+        e.distance_m,
+        e.on_transit,
+        now,
+        at_station=e.at_station,
+        line=e.line,
     )
 
 

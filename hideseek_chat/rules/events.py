@@ -171,6 +171,8 @@ class QuestionAsked(Event):
     on_transit: bool = False
     #: the station the asker's current pin is in (Urban Explorer forbids asking there)
     at_station: str | None = None
+    #: a transit-line question: the line the seekers ride (None: they did not say)
+    line: str | None = None
 
 
 @dataclass(frozen=True)

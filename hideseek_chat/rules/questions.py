@@ -54,6 +54,10 @@ ASKING_PHASES = frozenset({Phase.SEEKING, Phase.END_GAME})
 REMINDER_BEFORE = timedelta(minutes=1)
 #: The shortest distance of one's choice a question may have.
 MIN_CUSTOM_DISTANCE_M = 1.0
+#: The subject of the matching question about the line the seekers ride.
+TRANSIT_LINE = "transit-line"
+#: The longest line name a question keeps (map data names lines far shorter).
+MAX_LINE_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -232,9 +236,11 @@ def ask(
     on_transit: bool,
     now: datetime,
     at_station: str | None = None,
+    line: str | None = None,
 ) -> list[Decision]:
     """``player`` asks ``question_id``; ``at_station`` names the station their current pin
-    is in, if any (the chat finds it: ``rules.pins.AT_STATION_M``)."""
+    is in, if any (the chat finds it: ``rules.pins.AT_STATION_M``); ``line`` the line the
+    seekers ride, for the transit-line question (kept only there; blank: not said)."""
     if not ruleset.has_question(question_id):
         raise QuestionNotAvailable(
             f"there is no question {question_id!r}",
@@ -282,6 +288,7 @@ def ask(
         times_asked=previous + 1,
         distance_m=distance_m,
         free=current.next_question_free,
+        line=_line(line) if question.subject == TRANSIT_LINE else None,
     )
     current.next_question_free = False
     state.questions.append(record)
@@ -308,10 +315,17 @@ def ask(
         "times": record.times_asked,
         "due_at": record.due_at,
         "free": record.free,
+        "line": record.line,
     }
     decisions.append(Notify(GROUP, "question.asked", params))
     decisions.append(Notify(HIDERS, "question.incoming", params))
     return decisions
+
+
+def _line(line: str | None) -> str | None:
+    """A line's name as a question keeps it: spaces collapsed, None when blank."""
+    cleaned = " ".join((line or "").split())[:MAX_LINE_CHARS]
+    return cleaned or None
 
 
 def finish_thermometer(

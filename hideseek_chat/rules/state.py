@@ -150,6 +150,7 @@ class Question:
     free: bool = False  # Impressionable Consumer: no cards for this one
     extra_draw: int = 0  # Overflowing Chalice
     replaced_by: int | None = None  # randomized into this question id
+    line: str | None = None  # a transit-line question: the line the asking seekers ride
 
 
 @dataclass

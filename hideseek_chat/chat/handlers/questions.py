@@ -10,7 +10,7 @@ from hideseek_chat.chat import ask_menu, checking, keyboards, referee, sightings
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.keyboards import Press
 from hideseek_chat.chat.model import AnswerButton, ButtonIn, Outbound, PhotoIn, SendText
-from hideseek_chat.chat.parsing import parse_ask
+from hideseek_chat.chat.parsing import parse_ask, shown
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.rules import apply as engine_apply
 from hideseek_chat.rules.errors import NotAllowed
@@ -21,7 +21,7 @@ from hideseek_chat.rules.events import (
     ThermometerFinished,
 )
 from hideseek_chat.rules.pins import is_at_station
-from hideseek_chat.rules.questions import offers, pending_for_hider
+from hideseek_chat.rules.questions import TRANSIT_LINE, QuestionOffer, offers, pending_for_hider
 from hideseek_chat.rules.ruleset import Category, PowerupEffect
 from hideseek_chat.rules.state import CardZone, Mode, Question, QuestionStatus
 from hideseek_chat.rules.units import MAX_DISTANCE_M
@@ -44,7 +44,18 @@ def ask(turn: Turn, args: Args) -> list[Outbound]:
         screen = ask_menu.categories(turn.game_id, available, turn.fmt, note)
         return [turn.reply(screen.text, screen.buttons)]
     asked = parse_ask(args, turn.ruleset, state.size)
-    turn.apply(_asked(turn, asked.question_id, asked.distance_m))
+    line = asked.line
+    if turn.ruleset.question(asked.question_id).subject == TRANSIT_LINE:
+        index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
+        known = ask_menu.map_lines(index) if index is not None else {}
+        if line is None and known:
+            team_id = _asking_team(turn)
+            available = offers(state, turn.ruleset, team_id)
+            screen = _line_screen(turn, asked.question_id, available)
+            return [turn.reply(screen.text, screen.buttons)]
+        if line is not None and known:
+            line = _known_line(turn, line, known)
+    turn.apply(_asked(turn, asked.question_id, asked.distance_m, line))
     return []
 
 
@@ -61,7 +72,9 @@ def press_ask_menu(turn: Turn, press: Press) -> list[Outbound]:
             category = Category(press.args[0])
         except ValueError:
             raise ChatError("chat.button_unknown") from None
-        if len(press.args) > 1:
+        if len(press.args) > 1 and _rides(turn, press.args[1]):
+            screen = _line_screen(turn, press.args[1], available)
+        elif len(press.args) > 1:
             screen = ask_menu.distances(turn.game_id, press.args[1], available, turn.state, fmt)
         else:
             screen = ask_menu.category(turn.game_id, category, available, fmt, note)
@@ -72,7 +85,10 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
     """A question pressed in the /ask menu (with the distance chosen for it, if it has
     one); the menu then says what was asked."""
     distance: float | None = None
-    if len(press.args) > 1:
+    line: str | None = None
+    if len(press.args) > 1 and press.args[1].startswith("l"):
+        line = _line_pressed(turn, press.args[1][1:])
+    elif len(press.args) > 1:
         try:
             distance = float(press.args[1])
         except ValueError:
@@ -80,10 +96,62 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
         if not (math.isfinite(distance) and 0 < distance <= MAX_DISTANCE_M):
             raise ChatError("chat.button_unknown")
     question_id = press.arg(0)
-    turn.apply(_asked(turn, question_id, distance))
+    turn.apply(_asked(turn, question_id, distance, line))
     chosen = distance if turn.ruleset.question(question_id).custom_distance else None
-    name = turn.fmt.question(question_id, chosen)
+    name = texts.question_name(
+        {"question": question_id, "distance_m": chosen, "line": line}, turn.fmt
+    )
     return [_in_place(turn, texts.asked_from_menu_text(name, turn.fmt))]
+
+
+# ----------------------------------------------------------------- the line ridden
+
+
+def _rides(turn: Turn, question_id: str) -> bool:
+    """Whether ``question_id`` is the question about the line the seekers ride."""
+    ruleset = turn.ruleset
+    return (
+        ruleset.has_question(question_id) and ruleset.question(question_id).subject == TRANSIT_LINE
+    )
+
+
+def _line_screen(turn: Turn, question_id: str, available: list[QuestionOffer]) -> ask_menu.Screen:
+    """The lines to choose for the transit-line question: those stopping near the asker's
+    current pin (none without one: then they type it)."""
+    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
+    known = bool(index is not None and ask_menu.map_lines(index))
+    near: list[str] = []
+    player = turn.player()
+    if index is not None and known and player is not None:
+        track = sightings.last_pins(turn.uow, turn.game_id, player.id, 1)
+        if track and referee.is_current(track[0], turn.msg.at):
+            near = ask_menu.lines_near(index, track[0].lat, track[0].lon)
+    return ask_menu.lines(turn.game_id, question_id, available, near, known, turn.fmt)
+
+
+def _line_pressed(turn: Turn, key: str) -> str:
+    """The line a line button names, as the map spells it."""
+    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
+    line = ask_menu.map_lines(index).get(key) if index is not None else None
+    if line is None:
+        raise ChatError("chat.button_unknown")
+    return line
+
+
+def _known_line(turn: Turn, typed: str, known: dict[str, str]) -> str:
+    """A typed line as the map spells it; a line the map does not know is refused, with
+    the lines near the asker (the hider's answer could not be checked against it)."""
+    line = known.get(ask_menu.line_key(typed))
+    if line is not None:
+        return line
+    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
+    player = turn.player()
+    near: list[str] = []
+    if index is not None and player is not None:
+        track = sightings.last_pins(turn.uow, turn.game_id, player.id, 1)
+        if track:
+            near = ask_menu.lines_near(index, track[0].lat, track[0].lon)
+    raise ChatError("chat.ask_unknown_line", line=shown(typed), lines=", ".join(near))
 
 
 def _asking_team(turn: Turn) -> int:
@@ -114,14 +182,17 @@ def _in_place(turn: Turn, text: str, buttons: keyboards.Rows = ()) -> SendText:
     )
 
 
-def _asked(turn: Turn, question_id: str, distance_m: float | None) -> QuestionAsked:
+def _asked(
+    turn: Turn, question_id: str, distance_m: float | None, line: str | None = None
+) -> QuestionAsked:
     """The event of the sender asking, with where their pins put them (riding, a station)."""
     player = turn.player()
     if player is None:
-        return QuestionAsked(turn.by, question_id, distance_m)
+        return QuestionAsked(turn.by, question_id, distance_m, line=line)
     track = sightings.last_pins(turn.uow, turn.game_id, player.id, 10)
     riding = referee.on_transit(track, turn.msg.at)
-    return QuestionAsked(turn.by, question_id, distance_m, riding, _station_at(turn, track))
+    station = _station_at(turn, track)
+    return QuestionAsked(turn.by, question_id, distance_m, riding, station, line)
 
 
 def _station_at(turn: Turn, track: list[Ping]) -> str | None:

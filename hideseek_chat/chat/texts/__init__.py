@@ -22,7 +22,8 @@ Screens (pure functions of their arguments; none reads or writes a database):
 
 - ``screens``: ``status_text``, ``score_text``, ``hand_text``, ``track_text``,
   ``ask_menu_text``, ``category_label``, ``ask_category_text``, ``offer_label``,
-  ``ask_distance_text``, ``asked_mark``, ``asked_from_menu_text`` (the /ask menu);
+  ``ask_distance_text``, ``ask_line_text``, ``asked_mark``, ``asked_from_menu_text``
+  (the /ask menu);
 - ``answers``: ``suggestion_text``, ``suggestion_numbers``, ``automatic_text``,
   ``held_answer`` (-> ``HeldAnswer``: text, two button labels, toast),
   ``claim_hider_text``, ``answer_note``, ``claim_note``; and each question category in
@@ -94,7 +95,7 @@ from hideseek_chat.chat.texts.help import (
     help_text,
 )
 from hideseek_chat.chat.texts.notices_play import curse_text
-from hideseek_chat.chat.texts.parts import card_label, numbered
+from hideseek_chat.chat.texts.parts import card_label, numbered, question_name
 from hideseek_chat.chat.texts.reasons import (
     REASONS,
     Reason,
@@ -117,6 +118,7 @@ from hideseek_chat.chat.texts.screens import (
     PHASES,
     ask_category_text,
     ask_distance_text,
+    ask_line_text,
     ask_menu_text,
     asked_from_menu_text,
     asked_mark,
@@ -158,6 +160,7 @@ __all__ = [
     "answer_note",
     "ask_category_text",
     "ask_distance_text",
+    "ask_line_text",
     "ask_menu_text",
     "asked_from_menu_text",
     "asked_mark",
@@ -192,6 +195,7 @@ __all__ = [
     "path_text",
     "picture_keys",
     "question_line",
+    "question_name",
     "reason_group",
     "refusal_keys",
     "review_text",

@@ -263,3 +263,19 @@ plain(
     _category_name,
     partial=True,
 )
+
+
+def _lines_near(p: Params, f: Formatter) -> Mapping[str, Any]:
+    near = str(p.get("lines") or "")
+    return {"lines": near or f.t("none that I know of near your location")}
+
+
+plain(
+    "chat.ask_unknown_line",
+    N_(
+        "This map knows no line called “{line}”. Lines stopping near you: {lines}. "
+        "/ask matching transit line shows them as buttons."
+    ),
+    _lines_near,
+    partial=True,
+)

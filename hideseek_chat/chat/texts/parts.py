@@ -102,9 +102,12 @@ def card_names(p: Params, f: Formatter) -> str:
 
 
 def question_name(p: Params, f: Formatter, key: str = "question") -> str:
-    """The question named by ``p[key]``; ``distance_m`` belongs to the newest question."""
+    """The question named by ``p[key]``; ``distance_m`` belongs to the newest question,
+    ``line`` (the line the seekers ride) to the one asked."""
     newest = "new_question" if p.get("new_question") else "question"
-    return f.question(p[key], p.get("distance_m") if key == newest else None)
+    name = f.question(p[key], p.get("distance_m") if key == newest else None)
+    line = p.get("line") if key == "question" else None
+    return f.t("{question} (riding {line})", question=name, line=line) if line else name
 
 
 def category_of(p: Params, f: Formatter, question_key: str) -> str | None:

@@ -306,6 +306,28 @@ def ask_distance_text(offer: QuestionOffer, example: str, any_asked: bool, fmt: 
     return text + "\n" + asked_note(fmt) if any_asked else text
 
 
+def ask_line_text(question: str, example: str, known: bool, fmt: Formatter) -> str:
+    """The line above the lines to choose for the transit-line question (``known``: the
+    map knows which lines stop where, so the bot can check the hider's answer)."""
+    if not known:
+        return fmt.t(
+            N_(
+                "🚆 {question}: this map doesn't say which lines stop where, so the hider "
+                "answers it alone. To name your line, type it like {example}."
+            ),
+            question=question,
+            example=example,
+        )
+    return fmt.t(
+        N_(
+            "🚆 {question}: which line are you riding? The hider answers whether it stops at "
+            "their station. Not listed? Type it like {example}."
+        ),
+        question=question,
+        example=example,
+    )
+
+
 def asked_from_menu_text(question: str, fmt: Formatter) -> str:
     """What the /ask menu turns into once a question is asked from it."""
     return fmt.t(N_("❓ Asked: {question}"), question=question)

@@ -75,6 +75,7 @@ class QuestionRow(Base):
     free: Mapped[bool]
     extra_draw: Mapped[int]
     replaced_by: Mapped[int | None]
+    line: Mapped[str | None]
 
 
 class CurseRow(Base):
