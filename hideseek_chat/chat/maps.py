@@ -6,13 +6,14 @@ import json
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from hideseek_chat import geo
 from hideseek_chat.chat.errors import ChatError
-from hideseek_chat.geo import MapIndex, MapPack
+from hideseek_chat.geo import MapIndex, MapPack, Station
 from hideseek_chat.geo.mappack import BOUNDARY_KIND, PACK_FORMAT, PACK_KEY, STATION_KIND
 from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWork
 
@@ -116,6 +117,7 @@ class Maps:
         self.max_packs = max_packs
         self._lock = threading.Lock()
         self._indexes: dict[tuple[str, frozenset[str]], MapIndex] = {}
+        self._ends: dict[str, MapIndex | None] = {}  # ``street_ends`` by pack name
         self._used: OrderedDict[str, None] = OrderedDict()  # pack names, least recent first
 
     def names(self, uow: UnitOfWork) -> list[str]:
@@ -175,6 +177,23 @@ class Maps:
                 self._indexes[key] = built
             return self._indexes[key]
 
+    def street_ends(self, uow: UnitOfWork, name: str) -> MapIndex | None:
+        """An index of pack ``name`` whose stations are its street ends (the centres of
+        car and on-foot zones, ``MapIndex.street_ends``); None when there is no such pack
+        or it has no streets."""
+        with self._lock:
+            if name in self._ends:
+                self._touch(name)
+                return self._ends[name]
+        whole = self.index(uow, name)
+        ends = whole.street_ends() if whole is not None else ()
+        built = None
+        if whole is not None and ends:
+            built = MapIndex(with_stations(whole.pack, [end.as_station() for end in ends]))
+        with self._lock:
+            self._touch(name)
+            return self._ends.setdefault(name, built)
+
     def _touch(self, name: str) -> None:
         """Mark ``name`` used now; let the least recently used pack's indexes go (under
         the lock)."""
@@ -191,6 +210,7 @@ class Maps:
     def _forget(self, name: str) -> None:
         for key in [k for k in self._indexes if k[0] == name]:
             del self._indexes[key]
+        self._ends.pop(name, None)
         self._used.pop(name, None)
 
 
@@ -220,10 +240,15 @@ def map_facts(uow: UnitOfWork, maps: Maps, chat: str) -> dict[str, Any]:
 
 def without_stations(pack: MapPack, dropped: frozenset[str]) -> MapPack:
     """``pack`` without the stations whose ids are in ``dropped``."""
+    return with_stations(pack, [s for s in pack.stations if s.id not in dropped])
+
+
+def with_stations(pack: MapPack, stations: Sequence[Station]) -> MapPack:
+    """``pack`` with ``stations`` in place of its own."""
     return MapPack(
         name=pack.name,
         boundary=pack.boundary,
-        stations=tuple(s for s in pack.stations if s.id not in dropped),
+        stations=tuple(stations),
         features=pack.features,
         kinds=pack.kinds,
         routes=pack.routes,

@@ -26,9 +26,15 @@ class Painter(Protocol):
         ...
 
     def zone(
-        self, pack: MapPack, lat: float, lon: float, radius_m: float, station_name: str
+        self,
+        pack: MapPack,
+        lat: float,
+        lon: float,
+        radius_m: float,
+        station_name: str,
+        units: str = "metric",
     ) -> bytes:
-        """The hider's own zone as a PNG."""
+        """The hider's own zone as a PNG (its scale bar in ``units``)."""
         ...
 
 
@@ -40,11 +46,22 @@ class PicturesPainter:
 
     def seekers(self, seekers: SeekersView) -> bytes:
         return seekers_picture(
-            seekers.view, seekers.pins, size=SEEKERS_SIZE, tiles=self.tiles, pack=seekers.pack
+            seekers.view,
+            seekers.pins,
+            size=SEEKERS_SIZE,
+            tiles=self.tiles,
+            pack=seekers.pack,
+            units=seekers.units,
         )
 
     def zone(
-        self, pack: MapPack, lat: float, lon: float, radius_m: float, station_name: str
+        self,
+        pack: MapPack,
+        lat: float,
+        lon: float,
+        radius_m: float,
+        station_name: str,
+        units: str = "metric",
     ) -> bytes:
         return zone_picture(
             pack,
@@ -54,4 +71,5 @@ class PicturesPainter:
             station_name,
             size=ZONE_SIZE,
             tiles=self.tiles,
+            units=units,
         )

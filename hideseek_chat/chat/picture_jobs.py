@@ -132,11 +132,13 @@ def _zone(services: Services, job: PictureJob, clock: Clock) -> None:
         current = state.current_round
         zone = current.zone if playing and current is not None else None
         index = sightings.map_index(uow, services.maps, job.game_id) if zone else None
+        units = uow.chats.prefs(uow.games.chat_key(job.game_id)).units
+        units = units or services.ruleset(state).units
     if zone is None or index is None or not services.draws_pictures:
         _nothing(services, job, clock())
         return
     picture = services.painter.zone(
-        index.pack, zone.lat, zone.lon, zone.radius_m, zone.station_name
+        index.pack, zone.lat, zone.lon, zone.radius_m, zone.station_name, units
     )
     now = clock()
     with services.uow_factory() as uow:

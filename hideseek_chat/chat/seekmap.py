@@ -32,7 +32,9 @@ PAGE_SIZE = 10
 #: A seeker's label on the picture: the start of their name.
 LABEL_CHARS = 12
 
-ViewKey = tuple[str, frozenset[str], float, HiderPosition, tuple[Clue, ...]]
+#: the map, the stations dropped, the zone's radius, the basis of the answers, whether the
+#: zones are centred on street ends, then the clues
+ViewKey = tuple[str, frozenset[str], float, HiderPosition, bool, tuple[Clue, ...]]
 ViewCache = LRU[ViewKey, SeekerMap]
 
 
@@ -51,6 +53,10 @@ class SeekersView:
     pack: MapPack
     #: each clue's question id, by the clue's ``ref`` (the not-applied list names them)
     questions: dict[int, tuple[str, float | None]]
+    #: the candidates are street ends (a car or on-foot game), not stations
+    street_ends: bool = False
+    #: the group's units ("metric" or "imperial"): the picture's scale bar
+    units: str = "metric"
 
 
 # ----------------------------------------------------------------- clues
@@ -151,28 +157,36 @@ def seekers_view(
     game_id: int,
     state: GameState,
 ) -> SeekersView | None:
-    """The seekers' map of the current round now; None without a round or a map."""
+    """The seekers' map of the current round now; None without a round or a map.
+
+    In a car or on-foot game the zones are centred on street ends: they are the
+    candidates then (stations only when the map has no streets, as the referee does)."""
     if state.current_round is None:
         return None
     chat = uow.games.chat_key(game_id)
-    name = uow.chats.prefs(chat).map_name
-    dropped = uow.map_jobs.dropped(chat, name)
-    index = maps.index(uow, name, dropped)
+    prefs = uow.chats.prefs(chat)
+    name = prefs.map_name
+    ends = maps.street_ends(uow, name) if hiding.zones_on_streets(state) else None
+    dropped = frozenset[str]() if ends is not None else uow.map_jobs.dropped(chat, name)
+    index = ends if ends is not None else maps.index(uow, name, dropped)
     if index is None:
         return None
     found = clues(uow, ruleset, game_id, state)
     radius = size_rules(state, ruleset).zone_radius_m
-    view = _view(cache, index, (name, dropped, radius, ruleset.hider_position), found)
+    basis = (name, dropped, radius, ruleset.hider_position, ends is not None)
+    view = _view(cache, index, basis, found)
     questions = {
         record.id: (record.question_id, record.distance_m) for record in state.round_questions()
     }
-    return SeekersView(view, seeker_labels(uow, game_id, state), index.pack, questions)
+    pins = seeker_labels(uow, game_id, state)
+    units = prefs.units or ruleset.units
+    return SeekersView(view, pins, index.pack, questions, ends is not None, units)
 
 
 def _view(
     cache: ViewCache,
     index: MapIndex,
-    basis: tuple[str, frozenset[str], float, HiderPosition],
+    basis: tuple[str, frozenset[str], float, HiderPosition, bool],
     found: Sequence[Clue],
 ) -> SeekerMap:
     """The map of ``found`` on ``index``: from memory, one clue more than a remembered
@@ -231,6 +245,7 @@ def caption_params(seekers: SeekersView) -> dict[str, object]:
         "count": len(view.candidates),
         "not_applied": skipped,
         "contradicted": contradicted(seekers),
+        "street_ends": seekers.street_ends,
     }
 
 

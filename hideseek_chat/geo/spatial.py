@@ -152,9 +152,7 @@ class _Layer(Generic[T]):
             d0 = float(nearest[1][0])
             reach = k * (d0 + extra_m) + 1.0
             candidates = self.tree.query(query, predicate="dwithin", distance=reach)
-        hits = [
-            Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates
-        ]
+        hits = [Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates]
         hits.sort(key=lambda hit: hit.distance_m)
         if hits:
             limit = hits[0].distance_m + extra_m
@@ -171,9 +169,7 @@ class _Layer(Generic[T]):
             candidates = np.arange(len(self.items))
         else:
             candidates = self.tree.query(query, predicate="dwithin", distance=k * radius_m + 1.0)
-        hits = [
-            Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates
-        ]
+        hits = [Hit(self.items[i], self.geodesic(int(i), lat, lon, query)) for i in candidates]
         hits = [hit for hit in hits if hit.distance_m <= radius_m]
         hits.sort(key=lambda hit: hit.distance_m)
         return hits
@@ -223,6 +219,14 @@ class MapIndex:
         """Say whether the map has streets to centre a car or on-foot zone on."""
         return bool(self._termini.items)
 
+    def street_ends(self) -> tuple[Terminus, ...]:
+        """Every point a car or on-foot zone can be centred on, once each: where several
+        streets end at one point, the terminus ``nearest_terminus`` picks there."""
+        found: dict[tuple[float, float], Terminus] = {}
+        for terminus in sorted(self._termini.items, key=_terminus_order):
+            found.setdefault((terminus.lat, terminus.lon), terminus)
+        return tuple(found.values())
+
     def nearest_terminus(self, lat: float, lon: float) -> Hit[Terminus] | None:
         """Return the nearest street terminus (a named street's first when several streets
         end at one point), or None when the map has no roads."""
@@ -230,7 +234,7 @@ class MapIndex:
         if not hits:
             return None
         tied = [hit for hit in hits if hit.distance_m <= hits[0].distance_m + 0.01]
-        tied.sort(key=lambda hit: (hit.item.street == "", hit.item.street.casefold()))
+        tied.sort(key=lambda hit: _terminus_order(hit.item))
         return tied[0]
 
     def terminus(self, terminus_id: str) -> Terminus | None:
@@ -263,9 +267,7 @@ class MapIndex:
         hits = self._layer(kind, named_only=True).ranked(lat, lon)
         return hits[0] if hits else None
 
-    def ranked_named(
-        self, kind: str, lat: float, lon: float, extra_m: float
-    ) -> list[Hit[Feature]]:
+    def ranked_named(self, kind: str, lat: float, lon: float, extra_m: float) -> list[Hit[Feature]]:
         """Like :meth:`ranked`, over named features only."""
         return self._layer(kind, named_only=True).ranked(lat, lon, extra_m)
 
@@ -335,3 +337,8 @@ class MapIndex:
             index = layer.tree.nearest(query)
             edge = float(layer.projected[int(index)].distance(query))
         return inside, edge
+
+
+def _terminus_order(terminus: Terminus) -> tuple[bool, str]:
+    """Which of the termini at one point centres a zone: a named street's, by name."""
+    return (terminus.street == "", terminus.street.casefold())

@@ -21,6 +21,7 @@ from hideseek_chat.geo.mercator import (
     world_to_lonlat,
 )
 from hideseek_chat.pictures.tiles import TileClient
+from hideseek_chat.rules.units import METRES_PER_UNIT
 
 Colour = tuple[int, int, int]
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
@@ -234,14 +235,11 @@ def label(
     )
 
 
-def scale_bar(draw: ImageDraw.ImageDraw, frame: Frame) -> None:
-    """Draw a scale bar (metres or kilometres) in the bottom left corner."""
-    per_pixel = frame.metres_per_pixel()
-    target = per_pixel * frame.size / 5
-    step = 10 ** math.floor(math.log10(target))
-    metres = max(m for m in (step, 2 * step, 5 * step) if m <= target)
-    length = metres / per_pixel
-    text = f"{metres:g} m" if metres < 1000 else f"{metres / 1000:g} km"
+def scale_bar(draw: ImageDraw.ImageDraw, frame: Frame, units: str = "metric") -> None:
+    """Draw a scale bar in the bottom left corner: metres or kilometres, or with
+    ``units`` "imperial" feet or miles (a round length at most a fifth of the picture)."""
+    count, unit, length = scale_length(frame.metres_per_pixel(), frame.size, units)
+    text = f"{count:g} {unit}"
     size = max(11, frame.size // 70)
     left, base = size, frame.size - size
     draw.rectangle(
@@ -251,6 +249,25 @@ def scale_bar(draw: ImageDraw.ImageDraw, frame: Frame) -> None:
     for x in (left, left + length):
         draw.line((x, base - size / 2, x, base), fill=INK, width=2)
     draw.text((left, base - size), text, fill=INK, font=font(size), anchor="ls")
+
+
+def scale_length(per_pixel: float, size: int, units: str) -> tuple[float, str, float]:
+    """The scale bar of a picture ``size`` pixels wide at ``per_pixel`` metres a pixel:
+    how many of which unit (a round number, at most a fifth of the picture) and its
+    length in pixels."""
+    target = per_pixel * size / 5
+    if units == "imperial":
+        unit = "mi" if target >= METRES_PER_UNIT["mi"] else "ft"
+    else:
+        unit = "km" if target >= METRES_PER_UNIT["km"] else "m"
+    count = _round_down(target / METRES_PER_UNIT[unit])
+    return count, unit, count * METRES_PER_UNIT[unit] / per_pixel
+
+
+def _round_down(value: float) -> float:
+    """The largest of 1, 2 or 5 times a power of ten that is at most ``value``."""
+    step = 10 ** math.floor(math.log10(value))
+    return max(m for m in (step, 2 * step, 5 * step) if m <= value * (1 + 1e-9))
 
 
 def attribution(draw: ImageDraw.ImageDraw, frame: Frame, text: str) -> None:

@@ -53,10 +53,12 @@ def seekers_picture(
     size: int = 1024,
     tiles: TileClient | None = None,
     pack: MapPack | None = None,
+    units: str = "metric",
 ) -> bytes:
     """Return the seekers' map as a PNG; ``pins`` are ``(short name, lat, lon)``.
 
-    ``pack`` (the game's map) adds its roads to a vector basemap and its attribution.
+    ``pack`` (the game's map) adds its roads to a vector basemap and its attribution;
+    ``units`` ("metric" or "imperial") are the scale bar's.
     """
     frame = seekers_frame(view, size)
     boundary = polygons_world(view.boundary)
@@ -75,7 +77,7 @@ def seekers_picture(
     )
     draw = ImageDraw.Draw(image)
     _pins(draw, frame, pins)
-    fr.scale_bar(draw, frame)
+    fr.scale_bar(draw, frame, units)
     fr.attribution(draw, frame, credit)
     return fr.png(image)
 
@@ -102,9 +104,11 @@ def zone_picture(
     *,
     size: int = 768,
     tiles: TileClient | None = None,
+    units: str = "metric",
 ) -> bytes:
     """Return the hider's zone as a PNG: the disc of ``radius_m`` around the station at
-    ``lat``/``lon``, the station named, the stations and roads around."""
+    ``lat``/``lon``, the station named, the stations and roads around (the scale bar in
+    ``units``)."""
     disc = geodesic_circle_world(lat, lon, radius_m)
     frame = zone_frame(lat, lon, radius_m, size)
     image, credit = _basemap(frame, polygons_world(pack.boundary), tiles, pack, road_width=2)
@@ -118,7 +122,7 @@ def zone_picture(
     draw = ImageDraw.Draw(image)
     fr.label(draw, frame, frame.pixel(lat, lon), max(10, size // 70), station_name,
              max(14, size // 45))
-    fr.scale_bar(draw, frame)
+    fr.scale_bar(draw, frame, units)
     fr.attribution(draw, frame, credit)
     return fr.png(image)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import Image
+from PIL import Image, ImageChops
 from shapely.geometry import LineString, MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
@@ -289,3 +289,39 @@ def test_inside_any_remaining_box_is_clear_and_around_it_is_shaded(
     for lat, lon in ((south + height / 2, west - 0.006), (south + height + 0.005, west)):
         if 8.003 < lon < 8.197 and 47.003 < lat < 47.097:
             assert near(at(image, frame, lat, lon), shaded)
+
+
+# ----------------------------------------------------------------- the scale bar's units
+
+
+@pytest.mark.parametrize(
+    ("per_pixel", "units", "expected"),
+    [
+        (1.0, "metric", (200.0, "m")),  # a fifth of 1024 px: 204.8 m
+        (600.0, "metric", (100.0, "km")),  # 122.9 km
+        (3.0, "metric", (500.0, "m")),  # 614.4 m
+        (1.0, "imperial", (500.0, "ft")),  # 671.9 ft
+        (3.0, "imperial", (2000.0, "ft")),  # 0.38 mi: feet until a whole mile fits
+        (600.0, "imperial", (50.0, "mi")),  # 76.4 mi
+    ],
+)
+def test_the_scale_bar_is_a_round_length_in_the_groups_units(
+    per_pixel: float, units: str, expected: tuple[float, str]
+) -> None:
+    count, unit, pixels = fr.scale_length(per_pixel, 1024, units)
+    assert (count, unit) == expected
+    metres = count * {"m": 1.0, "km": 1000.0, "ft": 0.3048, "mi": 1609.344}[unit]
+    assert pixels == pytest.approx(metres / per_pixel)
+    assert 1024 / 10 < pixels <= 1024 / 5  # between half and all of a fifth of the picture
+
+
+def test_an_imperial_scale_bar_changes_only_the_bottom_left_corner() -> None:
+    view = seeker_map(WEST, [NORTH_WEST])
+    metric = decode(seekers_picture(view, [], size=SIZE))
+    imperial = decode(seekers_picture(view, [], size=SIZE, units="imperial"))
+    changed = ImageChops.difference(metric.convert("RGB"), imperial.convert("RGB")).getbbox()
+    assert changed is not None  # another length, another label
+    _left, top, right, _bottom = changed
+    assert right <= SIZE * 0.45 and top >= SIZE * 0.85, changed
+    zone = zone_picture(PACK, 47.05, 8.1, 500.0, "Zentrum", size=SIZE, units="imperial")
+    assert zone != zone_picture(PACK, 47.05, 8.1, 500.0, "Zentrum", size=SIZE)

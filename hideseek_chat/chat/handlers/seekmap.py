@@ -96,6 +96,7 @@ def _stations_page(turn: Turn, page: int) -> tuple[str, seekmap_keys.Rows]:
         "stations": [[name, list(routes)] for name, routes in shown],
         "page": number,
         "pages": pages,
+        "street_ends": seekers.street_ends,
     }
     text = turn.say("chat.seekmap_stations", **params)
     return text, seekmap_keys.stations_pages(turn.game_id, number, pages, turn.fmt)
@@ -103,9 +104,11 @@ def _stations_page(turn: Turn, page: int) -> tuple[str, seekmap_keys.Rows]:
 
 def press_geojson(turn: Turn, press: Press) -> list[Outbound]:
     """The seekers' map as a GeoJSON document, where the button was pressed."""
-    view = _view(turn).view
+    seekers = _view(turn)
+    view = seekers.view
     content = json.dumps(to_geojson(view), sort_keys=True, separators=(",", ":")).encode()
-    caption = turn.say("chat.seekmap_geojson", count=len(view.candidates))
+    count = len(view.candidates)
+    caption = turn.say("chat.seekmap_geojson", count=count, street_ends=seekers.street_ends)
     document = SendFile(
         turn.msg.chat,
         filename="seekers-map.geojson",

@@ -1,8 +1,9 @@
 """The seekers' map in words: the picture's caption, /stations, /seekmap and its settings.
 
 Secrecy: ``picture.seekers`` and ``chat.seekmap_stations`` go to the group and say only
-what the answers leave (a count, the candidate stations, the answers not applied and
-why); ``picture.zone`` names the hider's station and goes to the hiding team alone.
+what the answers leave (a count, the candidate stations, or street ends in a car or
+on-foot game, the answers not applied and why); ``picture.zone`` names the hider's
+station and goes to the hiding team alone.
 """
 
 from __future__ import annotations
@@ -55,30 +56,50 @@ def _not_applied_lines(p: Params, f: Formatter) -> list[str]:
 @text("picture.seekers")
 def _ready(p: Params, f: Formatter) -> str:
     count = int(p["count"])
-    head = f.n(
-        "🗺 {number} station still possible.",
-        "🗺 {number} stations still possible.",
-        count,
-        number=f.number(count, 0),
-    )
+    number = f.number(count, 0)
+    if p.get("street_ends"):
+        head = f.n(
+            "🗺 {number} street end still possible.",
+            "🗺 {number} street ends still possible.",
+            count,
+            number=number,
+        )
+    else:
+        head = f.n(
+            "🗺 {number} station still possible.",
+            "🗺 {number} stations still possible.",
+            count,
+            number=number,
+        )
     return lines(head, *_contradicted(p, f), *_not_applied_lines(p, f))
 
 
 def _contradicted(p: Params, f: Formatter) -> list[str]:
     if not p.get("contradicted"):
         return []
+    if p.get("street_ends"):
+        return [f.t("No street end fits all the answers together: one of them must be wrong.")]
     return [f.t("No station fits all the answers together: one of them must be wrong.")]
 
 
 @text("chat.seekmap_stations")
 def _stations(p: Params, f: Formatter) -> str:
     count = int(p["count"])
-    head = f.n(
-        "🚉 {number} station still possible:",
-        "🚉 {number} stations still possible:",
-        count,
-        number=f.number(count, 0),
-    )
+    number = f.number(count, 0)
+    if p.get("street_ends"):
+        head = f.n(
+            "🚗 {number} street end still possible:",
+            "🚗 {number} street ends still possible:",
+            count,
+            number=number,
+        )
+    else:
+        head = f.n(
+            "🚉 {number} station still possible:",
+            "🚉 {number} stations still possible:",
+            count,
+            number=number,
+        )
     found = [head, *_contradicted(p, f)]
     for name, routes in p.get("stations") or []:
         found.append(f"• {name} ({', '.join(routes)})" if routes else f"• {name}")
@@ -100,6 +121,13 @@ def _zone_picture(p: Params, f: Formatter) -> str:
 @text("chat.seekmap_geojson")
 def _geojson(p: Params, f: Formatter) -> str:
     count = int(p["count"])
+    if p.get("street_ends"):
+        return f.n(
+            "🗺 The seekers' map as GeoJSON: the area left and {number} street end.",
+            "🗺 The seekers' map as GeoJSON: the area left and {number} street ends.",
+            count,
+            number=f.number(count, 0),
+        )
     return f.n(
         "🗺 The seekers' map as GeoJSON: the area left and {number} station.",
         "🗺 The seekers' map as GeoJSON: the area left and {number} stations.",

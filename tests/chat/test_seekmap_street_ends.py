@@ -1,0 +1,146 @@
+"""The seekers' map of a car or on-foot game: the zones are centred on street ends.
+
+The rulebook (section 6) centres a car or on-foot game's zone on a street end, not a
+station, and the referee does so when the map has streets. The seekers' map then keeps
+the street ends whose zone still meets what the answers leave, and says so: "N street ends
+still possible", /stations lists them, the GeoJSON holds them. Counting bus stops there
+would tell the seekers about places the hider cannot be centred on.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from hideseek_chat.chat import seekmap
+from hideseek_chat.chat.maps import Maps
+from hideseek_chat.console.table import Table
+from hideseek_chat.geo import MapIndex, load_map_pack
+from hideseek_chat.store import UnitOfWorkFactory
+from tests.chat.play import HIDER_SPOT, SEEKERS_START, begin, new_table, state_of
+from tests.chat.test_seekmap import PICTURES, answer, pictures, seeking
+
+
+def car_game(table: Table) -> tuple[str, str]:
+    """A car game begun, the hider hidden at ``HIDER_SPOT``, a seeker at the start."""
+    hider, (s1, _s2) = begin(table, transport="🚗 Car")
+    table.pin(hider, *HIDER_SPOT, private=True)
+    table.wait(timedelta(minutes=31))
+    table.pin(hider, *HIDER_SPOT, private=True, edited=True)
+    table.pin(s1, *SEEKERS_START)
+    return hider, s1
+
+
+def view_of(table: Table, uow_factory: UnitOfWorkFactory) -> seekmap.SeekersView:
+    services = table.conversation.services
+    with uow_factory() as uow:
+        loaded = uow.games.for_chat(table.group)
+        assert loaded is not None
+        ruleset = services.ruleset(loaded.state)
+        found = seekmap.seekers_view(
+            uow, services.maps, ruleset, services.seekmaps, loaded.id, loaded.state
+        )
+    assert found is not None
+    return found
+
+
+def test_a_car_games_map_keeps_street_ends_and_the_hiders_stays(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1 = car_game(table)
+    zone = state_of(uow_factory, table).current_round.zone  # type: ignore[union-attr]
+    assert zone is not None and zone.station_ref.startswith("terminus:")
+    mark = table.mark()
+    table.send(s1, "/ask radar 1km")  # the hider is 2.1 km away
+    answer(table, hider, "No")
+    table.send(s1, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    drawn = pictures(table, mark)
+    assert [line.text.split(" still possible")[0].split()[-2:] for line in drawn] == [
+        ["street", "ends"],
+        ["street", "ends"],
+    ]
+    seekers = view_of(table, uow_factory)
+    assert seekers.street_ends
+    kept = {s.id for s in seekers.view.candidates}
+    assert zone.station_ref in kept  # truthful answers never lose the hider's street end
+    assert all(ref.startswith("terminus:") for ref in kept)
+    index = MapIndex(load_map_pack("stillwater"))
+    assert 0 < len(kept) < len(index.street_ends())
+    # /stations lists them under their own heading, and the GeoJSON counts them.
+    table.send(s1, "/stations")
+    listed = table.said()[-1].text
+    assert listed.startswith(f"🚗 {len(kept)} street ends still possible:"), listed
+    table.press(s1, "GeoJSON")
+    document = table.said()[-1]
+    assert document.kind == "file" and document.content is not None
+    assert f"{len(kept)} street ends" in document.text
+    features = json.loads(document.content)["features"]
+    assert len([f for f in features if f["geometry"]["type"] == "Point"]) == len(kept)
+
+
+def test_a_transit_games_map_still_counts_stations(uow_factory: UnitOfWorkFactory) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1, _s2 = seeking(table)
+    mark = table.mark()
+    table.send(s1, "/ask radar 5km")
+    answer(table, hider, "Yes")
+    [drawn] = pictures(table, mark)
+    assert " stations still possible" in drawn.text
+    assert not view_of(table, uow_factory).street_ends
+
+
+def test_the_street_ends_index_is_built_once_per_map_and_forgotten_with_it(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    maps = Maps()
+    with uow_factory() as uow:
+        ends = maps.street_ends(uow, "stillwater")
+        assert ends is not None and ends is maps.street_ends(uow, "stillwater")
+        whole = maps.index(uow, "stillwater")
+        assert whole is not None
+        expected = whole.street_ends()
+        assert [s.id for s in ends.pack.stations] == [t.id for t in expected]
+        assert ends.pack.boundary is whole.pack.boundary
+        # One street end per point: where several streets end together, the zone's own.
+        points = {(s.lat, s.lon) for s in ends.pack.stations}
+        assert len(points) == len(ends.pack.stations)
+        for station in ends.pack.stations:
+            nearest = whole.nearest_terminus(station.lat, station.lon)
+            assert nearest is not None and nearest.item.id == station.id
+        maps.forget("stillwater")
+        assert maps.street_ends(uow, "stillwater") is not ends
+        assert maps.street_ends(uow, "no-such-map") is None
+
+
+def test_the_pictures_scale_bar_follows_the_groups_units(
+    uow_factory: UnitOfWorkFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = new_table(uow_factory, capabilities=PICTURES)
+    painter = table.conversation.services.painter
+    drawn: list[str] = []
+    seekers, zone = painter.seekers, painter.zone
+
+    def seekers_in_units(view: seekmap.SeekersView) -> bytes:
+        drawn.append(view.units)
+        return seekers(view)
+
+    def zone_in_units(*args: object) -> bytes:
+        drawn.append(str(args[-1]))
+        return zone(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(painter, "seekers", seekers_in_units)
+    monkeypatch.setattr(painter, "zone", zone_in_units)
+    table.send("Alice", "/newgame small metric")
+    table.send("Alice", "/settings units imperial")
+    assert "imperial" in table.last().lower() or "miles" in table.last().lower(), table.last()
+    table.send("Alice", "/abort")
+    table.press("Alice", "Yes")
+    hider, s1, _s2 = seeking(table)
+    table.send(s1, "/ask radar 1km")
+    answer(table, hider, "No")
+    assert drawn == ["imperial", "imperial"]  # the hider's zone, then the seekers' map
+    assert view_of(table, uow_factory).units == "imperial"
