@@ -2,7 +2,8 @@
 
 :func:`seekers_picture` draws a :class:`~hideseek_chat.geo.seeking.SeekerMap`: the boundary,
 the eliminated area shaded (boundary minus remaining), the remaining area outlined, the
-candidate stations as dots and the seekers' pins as labelled markers. :func:`zone_picture`
+candidate stations as dots (named when few are left) and the seekers' pins as labelled
+markers, zoomed in on where the hider can still be. :func:`zone_picture`
 draws the hider's own zone: the disc, its station, the stations and roads around.
 
 Both lie on OpenStreetMap tiles when a :class:`TileClient` is given and every tile comes,
@@ -24,6 +25,7 @@ from hideseek_chat.geo.mercator import (
     bounds_world,
     geodesic_circle_world,
     lines_world,
+    metres_per_world_unit,
     point_world,
     polygons_world,
     stations_world,
@@ -44,6 +46,12 @@ ZONE_ALPHA = 0.2
 #: Part of the picture left around the boundary (seekers) and around the zone's disc.
 MARGIN = 0.04
 ZONE_MARGIN = 0.18
+#: ... and around where the hider can still be, when the seekers' map zooms in on it.
+ZOOM_MARGIN = 0.08
+#: The seekers' map shows at least this many metres across.
+MIN_SPAN_M = 1_500.0
+#: Candidates are named on the seekers' map when at most this many are left.
+NAMED_CANDIDATES = 12
 
 
 def seekers_picture(
@@ -60,7 +68,7 @@ def seekers_picture(
     ``pack`` (the game's map) adds its roads to a vector basemap and its attribution;
     ``units`` ("metric" or "imperial") are the scale bar's.
     """
-    frame = seekers_frame(view, size)
+    frame = seekers_frame(view, size, pins)
     boundary = polygons_world(view.boundary)
     inside = fr.area_mask(frame, boundary)
     image, credit = _basemap(frame, boundary, tiles, pack, road_width=1)
@@ -72,19 +80,50 @@ def seekers_picture(
     fr.outline(draw, frame, lines_world([view.boundary]), fr.BOUNDARY, 2)
     fr.outline(draw, frame, [ring for rings in remaining for ring in rings], REMAINING, 3)
     candidates = stations_world([(s.lat, s.lon) for s in view.candidates])
-    image = fr.dots(
-        image, frame, candidates, _dot_radius(len(candidates), size), STATION, fr.HALO
-    )
+    dot = _dot_radius(len(candidates), size)
+    image = fr.dots(image, frame, candidates, dot, STATION, fr.HALO)
     draw = ImageDraw.Draw(image)
+    if len(view.candidates) <= NAMED_CANDIDATES:
+        for station in view.candidates:
+            at = frame.pixel(station.lat, station.lon)
+            fr.label(draw, frame, at, dot + 4, station.name, max(11, size // 75))
     _pins(draw, frame, pins)
     fr.scale_bar(draw, frame, units)
     fr.attribution(draw, frame, credit)
     return fr.png(image)
 
 
-def seekers_frame(view: SeekerMap, size: int = 1024) -> fr.Frame:
-    """Return where :func:`seekers_picture` draws things (``frame.pixel(lat, lon)``)."""
-    return fr.Frame.fit(bounds_world(view.boundary), size, MARGIN)
+def seekers_frame(
+    view: SeekerMap, size: int = 1024, pins: Sequence[tuple[str, float, float]] = ()
+) -> fr.Frame:
+    """Return where :func:`seekers_picture` draws things (``frame.pixel(lat, lon)``).
+
+    It shows where the hider can still be: every candidate's zone disc, with the seekers'
+    pins within the map's bounds, at least ``MIN_SPAN_M`` across and never more than the
+    whole map; the whole map when no candidate is left (the answers contradict)."""
+    whole = bounds_world(view.boundary)
+    if not view.candidates:
+        return fr.Frame.fit(whole, size, MARGIN)
+    points = stations_world([(s.lat, s.lon) for s in view.candidates])
+    x0, y0 = points.min(axis=0)
+    x1, y1 = points.max(axis=0)
+    lat = float(np.mean([s.lat for s in view.candidates]))
+    per_unit = metres_per_world_unit(lat)
+    reach = view.zone_radius_m / per_unit
+    x0, y0, x1, y1 = x0 - reach, y0 - reach, x1 + reach, y1 + reach
+    west, south, east, north = view.boundary.bounds
+    on_map = [(la, lo) for _, la, lo in pins if west <= lo <= east and south <= la <= north]
+    if on_map:
+        seen = stations_world(on_map)
+        x0, y0 = min(x0, seen[:, 0].min()), min(y0, seen[:, 1].min())
+        x1, y1 = max(x1, seen[:, 0].max()), max(y1, seen[:, 1].max())
+    shortest = MIN_SPAN_M / per_unit
+    widest = max(whole[2] - whole[0], whole[3] - whole[1])
+    span = min(max(x1 - x0, y1 - y0, shortest), widest)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    half = span / 2
+    box = (float(cx - half), float(cy - half), float(cx + half), float(cy + half))
+    return fr.Frame.fit(box, size, ZOOM_MARGIN)
 
 
 def zone_frame(lat: float, lon: float, radius_m: float, size: int = 768) -> fr.Frame:

@@ -114,7 +114,7 @@ def tiles(tiles_server: FakeTiles, tmp_path: Path) -> Iterator[TileClient]:
 
 
 def test_the_eliminated_area_is_shaded_and_the_remaining_is_not() -> None:
-    view = seeker_map(WEST, [NORTH_WEST])
+    view = seeker_map(WEST)  # no candidate: the whole map is shown
     image = decode(seekers_picture(view, [], size=SIZE))
     frame = seekers_frame(view, SIZE)
     assert at(image, frame, 47.03, 8.03) == fr.LAND
@@ -139,7 +139,7 @@ def test_candidates_are_dots_and_pins_are_labelled_markers() -> None:
     view = seeker_map(WEST, [NORTH_WEST])
     pins = [("Ann", 47.02, 8.17), ("Bo", 47.08, 8.02)]
     image = decode(seekers_picture(view, pins, size=SIZE))
-    frame = seekers_frame(view, SIZE)
+    frame = seekers_frame(view, SIZE, pins)
     assert at(image, frame, NORTH_WEST.lat, NORTH_WEST.lon) == STATION
     assert at(image, frame, EAST.lat, EAST.lon) != STATION  # not a candidate: no dot
     for _, lat, lon in pins:
@@ -164,7 +164,7 @@ def test_a_pack_gives_roads_and_its_attribution() -> None:
 def test_tiles_are_the_basemap_and_cached_for_the_next_picture(
     tiles: TileClient, tiles_server: FakeTiles
 ) -> None:
-    view = seeker_map(WEST, [NORTH_WEST])
+    view = seeker_map(WEST)
     first = seekers_picture(view, [], size=SIZE, tiles=tiles, pack=PACK)
     asked = len(tiles_server.requests)
     assert asked > 0 and all(r.user_agent == USER_AGENT for r in tiles_server.requests)
@@ -246,13 +246,18 @@ def test_a_real_seekers_map_is_drawn() -> None:
     assert view.candidates and len(view.candidates) < len(pack.stations)
     data = seekers_picture(view, [("Ann", pin.lat, pin.lon)], size=SIZE, pack=pack)
     assert data == seekers_picture(view, [("Ann", pin.lat, pin.lon)], size=SIZE, pack=pack)
-    image, frame = decode(data), seekers_frame(view, SIZE)
+    image, frame = decode(data), seekers_frame(view, SIZE, [("Ann", pin.lat, pin.lon)])
     assert at(image, frame, pin.lat, pin.lon) == PIN
     farthest = max(view.candidates, key=lambda s: distance_m(pin.lat, pin.lon, s.lat, s.lon))
     assert at(image, frame, farthest.lat, farthest.lon) == STATION
+
+    def shown(station: Station) -> bool:
+        x, y = frame.pixel(station.lat, station.lon)
+        return 0 <= x < SIZE and 0 <= y < SIZE
+
     gone = next(
-        s for s in pack.stations if distance_m(pin.lat, pin.lon, s.lat, s.lon) > 4_000
-    )  # a station well beyond the radar: shaded, no dot
+        s for s in pack.stations if distance_m(pin.lat, pin.lon, s.lat, s.lon) > 1_950 and shown(s)
+    )  # a station beyond the radar and its zone: shaded, no dot
     shaded = at(image, frame, gone.lat, gone.lon)
     assert any(
         near(shaded, blend(under, ELIMINATED, ELIMINATED_ALPHA)) for under in (fr.LAND, fr.ROAD)
@@ -325,3 +330,49 @@ def test_an_imperial_scale_bar_changes_only_the_bottom_left_corner() -> None:
     assert right <= SIZE * 0.45 and top >= SIZE * 0.85, changed
     zone = zone_picture(PACK, 47.05, 8.1, 500.0, "Zentrum", size=SIZE, units="imperial")
     assert zone != zone_picture(PACK, 47.05, 8.1, 500.0, "Zentrum", size=SIZE)
+
+
+# ----------------------------------------------------------------- where the picture looks
+
+
+def test_the_picture_zooms_in_on_where_the_hider_can_still_be() -> None:
+    whole = seekers_frame(seeker_map(WEST), SIZE)
+    view = seeker_map(WEST, [NORTH_WEST])
+    frame = seekers_frame(view, SIZE)
+    assert frame.scale > 5 * whole.scale  # a 400 m zone, not the 15 km map
+    # The candidate's whole zone disc is in the picture, with a margin.
+    for bearing_lat, bearing_lon in ((0.0037, 0.0), (-0.0037, 0.0), (0.0, 0.0054), (0.0, -0.0054)):
+        x, y = frame.pixel(NORTH_WEST.lat + bearing_lat, NORTH_WEST.lon + bearing_lon)
+        assert SIZE * 0.05 < x < SIZE * 0.95 and SIZE * 0.05 < y < SIZE * 0.95
+    assert frame.metres_per_pixel() * SIZE >= 1_500.0  # never closer than 1.5 km across
+    # A seeker on the map is shown too; one off the map does not zoom it out.
+    near_pin = ("Ann", 47.02, 8.17)
+    with_pin = seekers_frame(view, SIZE, [near_pin])
+    x, y = with_pin.pixel(47.02, 8.17)
+    assert 0 < x < SIZE and 0 < y < SIZE and with_pin.scale < frame.scale
+    far_pin = ("Bo", 46.0, 7.0)
+    assert seekers_frame(view, SIZE, [far_pin]).scale == frame.scale
+    # Candidates far apart: never wider than the whole map.
+    spread = seekers_frame(seeker_map(BOUNDARY, [NORTH_WEST, EAST]), SIZE)
+    assert spread.scale >= whole.scale * 0.99
+
+
+def _letters(image: Image.Image, frame: fr.Frame, station: Station) -> bool:
+    x, y = frame.pixel(station.lat, station.lon)
+    beside = image.crop((int(x) + 8, int(y) - 6, int(x) + 40, int(y) + 6))
+    return any(max(p) < 80 for p in colours(beside))
+
+
+def test_a_few_candidates_are_named_and_many_are_not() -> None:
+    few = seeker_map(BOUNDARY, [NORTH_WEST, EAST])
+    image = decode(seekers_picture(few, [], size=SIZE))
+    frame = seekers_frame(few, SIZE)
+    assert _letters(image, frame, NORTH_WEST) and _letters(image, frame, EAST)
+    grid = [
+        Station(f"s{i}", f"Stop {i}", 47.005 + 0.09 * (i // 5) / 3, 8.01 + 0.18 * (i % 5) / 5)
+        for i in range(20)
+    ]
+    many = seeker_map(BOUNDARY, grid)
+    image = decode(seekers_picture(many, [], size=SIZE))
+    frame = seekers_frame(many, SIZE)
+    assert not any(_letters(image, frame, station) for station in grid)
