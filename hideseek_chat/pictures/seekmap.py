@@ -2,8 +2,8 @@
 
 :func:`seekers_picture` draws a :class:`~hideseek_chat.geo.seeking.SeekerMap`: the boundary,
 the eliminated area shaded (boundary minus remaining), the remaining area outlined, the
-candidate stations as dots (named when few are left) and the seekers' pins as labelled
-markers, zoomed in on where the hider can still be. :func:`zone_picture`
+candidate stations as dots (named, with their zones, when few are left) and the seekers'
+pins as labelled markers, zoomed in on where the hider can still be. :func:`zone_picture`
 draws the hider's own zone: the disc, its station, the stations and roads around.
 
 Both lie on OpenStreetMap tiles when a :class:`TileClient` is given and every tile comes,
@@ -84,6 +84,9 @@ def seekers_picture(
     image = fr.dots(image, frame, candidates, dot, STATION, fr.HALO)
     draw = ImageDraw.Draw(image)
     if len(view.candidates) <= NAMED_CANDIDATES:
+        # Few left: each one's zone, where the hider may be, and its name.
+        discs = [geodesic_circle_world(s.lat, s.lon, view.zone_radius_m) for s in view.candidates]
+        fr.outline(draw, frame, discs, STATION, 1)
         for station in view.candidates:
             at = frame.pixel(station.lat, station.lon)
             fr.label(draw, frame, at, dot + 4, station.name, max(11, size // 75))

@@ -376,3 +376,13 @@ def test_a_few_candidates_are_named_and_many_are_not() -> None:
     image = decode(seekers_picture(many, [], size=SIZE))
     frame = seekers_frame(many, SIZE)
     assert not any(_letters(image, frame, station) for station in grid)
+
+
+def test_a_few_candidates_zones_are_outlined() -> None:
+    few = seeker_map(BOUNDARY, [NORTH_WEST])
+    image = decode(seekers_picture(few, [], size=SIZE))
+    frame = seekers_frame(few, SIZE)
+    # 400 m north of the station: on its zone's outline (within a pixel), clear inside it.
+    edge = [at(image, frame, NORTH_WEST.lat + d, NORTH_WEST.lon) for d in (0.00355, 0.0036)]
+    assert STATION in edge, edge
+    assert at(image, frame, NORTH_WEST.lat + 0.002, NORTH_WEST.lon) != STATION
