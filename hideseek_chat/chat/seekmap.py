@@ -31,6 +31,9 @@ MAX_VIEWS = 64
 PAGE_SIZE = 10
 #: A seeker's label on the picture: the start of their name.
 LABEL_CHARS = 12
+#: The caption names the candidates when at most this many are left (a text without the
+#: picture, SMS, then says where to look).
+NAMED = 5
 
 #: the map, the stations dropped, the zone's radius, the basis of the answers, whether the
 #: zones are centred on street ends, then the clues
@@ -234,15 +237,18 @@ def page_of(view: SeekerMap, page: int) -> tuple[list[tuple[str, tuple[str, ...]
 
 
 def caption_params(seekers: SeekersView) -> dict[str, object]:
-    """What the caption of the picture says, as notice params: the count of candidates and
-    each clue not applied (its question and the reason code)."""
+    """What the caption of the picture says, as notice params: the count of candidates (and
+    their names when ``NAMED`` or fewer are left) and each clue not applied (its question
+    and the reason code)."""
     view = seekers.view
     skipped = []
     for item in view.not_applied:
         question, distance = seekers.questions.get(item.ref, ("", None))
         skipped.append([question, distance, item.reason])
+    few = [name for name, _ in candidate_names(view)] if len(view.candidates) <= NAMED else []
     return {
         "count": len(view.candidates),
+        "names": few,
         "not_applied": skipped,
         "contradicted": contradicted(seekers),
         "street_ends": seekers.street_ends,

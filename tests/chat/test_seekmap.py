@@ -641,3 +641,39 @@ def test_the_hiders_station_reaches_the_group_only_as_a_candidate(
                 assert "still possible:" in line.text or line.kind == "file", line.text
         private = [x for x in table.said(hider) if x.content is not None]
         assert private and all(station in x.text for x in private)  # the zone's picture
+
+
+def test_a_caption_names_the_few_candidates_left() -> None:
+    """Five or fewer left: the caption names them (SMS groups get no picture)."""
+    fmt = Formatter("en", ruleset=cached_ruleset("metric"))
+    few = {"count": 2, "names": ["Ag Hall", "Bennett Hall"], "not_applied": []}
+    assert say("picture.seekers", few, fmt).split("\n") == [
+        "🗺 2 stations still possible.",
+        "📍 Ag Hall · Bennett Hall",
+    ]
+    index = MapIndex(load_map_pack("stillwater"))
+    pin = Pin(36.1267339, -97.0643939, datetime(2026, 5, 2, 9, 0, tzinfo=UTC))
+    near = Clue(1, "radar", answer="yes", distance_m=150.0, seeker=pin)
+    view = seeker_map(index, [near], 100.0)
+    seekers = seekmap.SeekersView(view, (), index.pack, {})
+    params = seekmap.caption_params(seekers)
+    assert 0 < len(view.candidates) <= seekmap.NAMED
+    assert params["names"] == sorted((s.name for s in view.candidates), key=str.casefold)
+    wide = Clue(1, "radar", answer="yes", distance_m=5_000.0, seeker=pin)
+    many = seekmap.SeekersView(seeker_map(index, [wide], 100.0), (), index.pack, {})
+    assert seekmap.caption_params(many)["names"] == []
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "many"),
+    [
+        ("en", "🗺 1 street end still possible.", "🗺 12 street ends still possible."),
+        ("de", "🗺 1 Straßenende noch möglich.", "🗺 12 Straßenenden noch möglich."),
+        ("es", "🗺 1 final de calle aún posible.", "🗺 12 finales de calle aún posibles."),
+    ],
+)
+def test_a_car_games_caption_counts_street_ends(language: str, one: str, many: str) -> None:
+    fmt = Formatter(language, ruleset=cached_ruleset("metric"))
+    for count, want in ((1, one), (12, many)):
+        said = say("picture.seekers", {"count": count, "street_ends": True}, fmt)
+        assert said == want

@@ -71,7 +71,10 @@ def _ready(p: Params, f: Formatter) -> str:
             count,
             number=number,
         )
-    return lines(head, *_contradicted(p, f), *_not_applied_lines(p, f))
+    names = " · ".join(str(name) for name in p.get("names") or [])
+    return lines(
+        head, f"📍 {names}" if names else None, *_contradicted(p, f), *_not_applied_lines(p, f)
+    )
 
 
 def _contradicted(p: Params, f: Formatter) -> list[str]:
