@@ -38,11 +38,22 @@ def stillwater() -> MapIndex:
     return MapIndex(load_map_pack("stillwater"))
 
 
-def ride(table: Table, seeker: str) -> None:
+def riding(table: Table) -> tuple[str, str]:
+    """A small game begun, the hider at Gallagher-Iba, the first seeker riding: (hider,
+    seeker)."""
+    hider, seeker, _other = seeking(table)
     table.pin(seeker, *SEEKERS_START, edited=True)
     for lat, lon in RIDE:
         table.wait(timedelta(seconds=30))
         table.pin(seeker, lat, lon, edited=True)
+    return hider, seeker
+
+
+def line_menu(table: Table, seeker: str) -> None:
+    """``seeker`` opens the transit-line question in the /ask menu."""
+    table.send(seeker, "/ask")
+    table.press(seeker, "Matching")
+    table.press(seeker, "Transit line")
 
 
 def asked_line(uow_factory: UnitOfWorkFactory, table: Table) -> str | None:
@@ -62,11 +73,8 @@ def suggested(table: Table, hider: str) -> str | None:
 def test_the_menu_offers_the_lines_near_the_seeker_and_asks_with_the_one_pressed(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, s1, _s2 = seeking(table)
-    ride(table, s1)
-    table.send(s1, "/ask")
-    table.press(s1, "Matching")
-    table.press(s1, "Transit line")
+    hider, s1 = riding(table)
+    line_menu(table, s1)
     screen = table.said()[-1]
     assert "which line are you riding?" in screen.text
     offered = labels(screen)
@@ -89,8 +97,7 @@ def test_the_menu_offers_the_lines_near_the_seeker_and_asks_with_the_one_pressed
 def test_a_line_that_does_not_stop_at_the_hiders_station_is_a_no(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, s1, _s2 = seeking(table)
-    ride(table, s1)
+    hider, s1 = riding(table)
     table.send(s1, "/ask matching transit line")  # typed without a line: the same screen
     assert "which line are you riding?" in table.said()[-1].text
     table.press(s1, "Black")
@@ -101,11 +108,8 @@ def test_a_line_that_does_not_stop_at_the_hiders_station_is_a_no(
 def test_asking_without_naming_the_line_leaves_the_answer_to_the_hider(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, s1, _s2 = seeking(table)
-    ride(table, s1)
-    table.send(s1, "/ask")
-    table.press(s1, "Matching")
-    table.press(s1, "Transit line")
+    hider, s1 = riding(table)
+    line_menu(table, s1)
     table.press(s1, "Ask without naming the line")
     assert asked_line(uow_factory, table) is None
     assert "(riding" not in table.said(hider)[-1].text
@@ -113,18 +117,14 @@ def test_asking_without_naming_the_line_leaves_the_answer_to_the_hider(
 
 
 def test_back_returns_to_the_matching_questions(table: Table) -> None:
-    _hider, s1, _s2 = seeking(table)
-    ride(table, s1)
-    table.send(s1, "/ask")
-    table.press(s1, "Matching")
-    table.press(s1, "Transit line")
+    _hider, s1 = riding(table)
+    line_menu(table, s1)
     table.press(s1, "Back")
     assert "Transit line" in labels(table.said()[-1])
 
 
 def test_a_forged_line_button_is_refused(table: Table, uow_factory: UnitOfWorkFactory) -> None:
-    _hider, s1, _s2 = seeking(table)
-    ride(table, s1)
+    _hider, s1 = riding(table)
     table.send(s1, "/ask matching transit line")
     line, button = next(x for x in table.buttons(s1) if x[1].label == "Orange")
     forged = button.data.rsplit(":", 1)[0] + ":l" + ask_menu.line_key("Magenta")
@@ -139,8 +139,7 @@ def test_a_forged_line_button_is_refused(table: Table, uow_factory: UnitOfWorkFa
 def test_a_typed_line_is_taken_in_the_maps_spelling(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    hider, s1, _s2 = seeking(table)
-    ride(table, s1)
+    hider, s1 = riding(table)
     table.send(s1, "/ask matching transit line  gold ")
     assert asked_line(uow_factory, table) == "Gold"
     assert suggested(table, hider) == "Yes"
@@ -149,8 +148,7 @@ def test_a_typed_line_is_taken_in_the_maps_spelling(
 def test_a_typed_line_the_map_does_not_know_is_refused_with_the_lines_near(
     table: Table, uow_factory: UnitOfWorkFactory
 ) -> None:
-    _hider, s1, _s2 = seeking(table)
-    ride(table, s1)
+    _hider, s1 = riding(table)
     table.send(s1, "/ask matching-transit-line Magenta")
     refusal = table.last()
     assert "This map knows no line called “Magenta”" in refusal
@@ -164,8 +162,7 @@ def test_a_typed_line_the_map_does_not_know_is_refused_with_the_lines_near(
 def test_the_seekers_map_keeps_the_stations_on_the_line(
     table: Table, uow_factory: UnitOfWorkFactory, stillwater: MapIndex
 ) -> None:
-    hider, s1, _s2 = seeking(table)
-    ride(table, s1)
+    hider, s1 = riding(table)
     table.send(s1, "/ask matching transit line Orange")
     answer(table, hider, "Yes")
     with uow_factory() as uow:
