@@ -117,10 +117,6 @@ def _clue(
     bare = _bare(ruleset, record)
     if record.category == Category.PHOTO:
         return bare
-    if bare.subject == "station-name-length" and hiding.zones_on_streets(state):
-        # A car or on-foot game compares street names (``referee.street_name_length``);
-        # the map's station names would eliminate the wrong stations.
-        return replace(bare, void="unsupported_subject")
     start = sightings.pin_before(uow, game_id, record.asked_by, record.asked_at)
     if start is None:
         return bare  # the geometry lists it: no seeker pin

@@ -41,6 +41,7 @@ from hideseek_chat.geo.stationtable import (
     NearStations,
     station_table,
 )
+from hideseek_chat.geo.termini import counted_name
 from hideseek_chat.rules.ruleset import NULL_ANSWER, Category, HiderPosition
 
 if TYPE_CHECKING:
@@ -452,8 +453,12 @@ def _matching(index: MapIndex, clue: Clue) -> Region | str:
         near = index.nearest_station(clue.seeker.lat, clue.seeker.lon)
         if near is None:
             return "no_map_data"
+        counted = counted_name(near.item)  # a street end's street, in a car game
+        if counted is None:
+            return "unnamed_street"
+        # The end of an unnamed street has no name to count: it stays either way.
         lengths = station_table(index).lengths
-        return _stations_region(index, (lengths == len(near.item.name)) == same)
+        return _stations_region(index, (lengths < 0) | ((lengths == len(counted)) == same))
     if clue.subject in DIVISION_SUBJECTS:
         if not index.has_data_for(clue.subject):
             return "no_map_data"

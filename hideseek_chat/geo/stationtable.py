@@ -11,6 +11,7 @@ import numpy as np
 import shapely
 
 from hideseek_chat.geo.spatial import MapIndex
+from hideseek_chat.geo.termini import counted_name
 
 #: Stations as lat, lon, x and y arrays (x, y in ``MapIndex.projection``) -> which of
 #: them a clue keeps.
@@ -21,8 +22,9 @@ NearStations = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float],
 
 @dataclass(frozen=True)
 class StationTable:
-    """The pack's stations as arrays (lat, lon, projected points, name length, id), the
-    row of each id, and which rows each line stops at (filled on first use)."""
+    """The pack's stations as arrays (lat, lon, projected points, the length of the name a
+    name-length question counts, -1 for an unnamed street's end; id), the row of each id,
+    and which rows each line stops at (filled on first use)."""
 
     lats: np.ndarray
     lons: np.ndarray
@@ -77,7 +79,7 @@ def station_table(index: MapIndex) -> StationTable:
             xy[:, 0].copy(),
             xy[:, 1].copy(),
             shapely.points(xy),
-            np.array([len(s.name) for s in stations], dtype=int),
+            np.array([len(counted_name(s) or "") or -1 for s in stations], dtype=int),
             np.array([s.id for s in stations], dtype=object),
             np.array([not s.routes for s in stations], dtype=bool),
             {s.id: n for n, s in enumerate(stations)},

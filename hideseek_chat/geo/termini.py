@@ -70,6 +70,16 @@ class Terminus:
         return Station(self.id, self.label, self.lat, self.lon)
 
 
+def counted_name(station: Station) -> str | None:
+    """The name a name-length question counts: a station's name, or for a street end in
+    the station's role (``Terminus.as_station``) its street's (rulebook section 6); None
+    for an unnamed street."""
+    if not station.id.startswith(STREET_END_PREFIX):
+        return station.name
+    parts = station.id.split(":", 2)
+    return parts[2] if len(parts) == 3 and parts[2] else None
+
+
 def _key(lon: float, lat: float) -> Key:
     return (round(lon, _PRECISION), round(lat, _PRECISION))
 

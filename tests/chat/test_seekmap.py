@@ -373,30 +373,6 @@ def test_a_thermometer_keeps_its_end_when_the_seeker_who_walked_it_leaves(
     assert after == before
 
 
-def test_a_car_games_name_length_answer_is_not_drawn_on_station_names(
-    uow_factory: UnitOfWorkFactory,
-) -> None:
-    """In a car game the referee compares street names (rulebook section 6): the map's
-    station names say nothing of that answer, so it is listed, not applied."""
-    table = new_table(uow_factory, capabilities=PICTURES)
-    hider, (s1, _s2) = begin(table, transport="🚗 Car")
-    table.pin(hider, *HIDER_SPOT, private=True)
-    table.wait(timedelta(minutes=31))
-    table.pin(hider, *HIDER_SPOT, private=True, edited=True)
-    table.pin(s1, 36.14000, -97.08000, live=False)
-    mark = table.mark()
-    table.send(s1, "/ask matching station-name-length")
-    answer(table, hider, "No")
-    with uow_factory() as uow:
-        loaded = uow.games.for_chat(table.group)
-        assert loaded is not None
-        ruleset = table.conversation.services.ruleset(loaded.state)
-        [clue] = seekmap.clues(uow, ruleset, loaded.id, loaded.state)
-    assert clue.void == "unsupported_subject"
-    [drawn] = pictures(table, mark)
-    assert "Not applied:" in drawn.text and "I cannot draw that question yet" in drawn.text
-
-
 def test_two_answers_queue_one_picture_while_it_waits(uow_factory: UnitOfWorkFactory) -> None:
     table = new_table(uow_factory)
     begin(table)

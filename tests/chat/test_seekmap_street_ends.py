@@ -18,6 +18,7 @@ from hideseek_chat.chat import seekmap
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.console.table import Table
 from hideseek_chat.geo import MapIndex, load_map_pack
+from hideseek_chat.geo.termini import Terminus, counted_name
 from hideseek_chat.store import UnitOfWorkFactory
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, begin, new_table, state_of
 from tests.chat.test_seekmap import PICTURES, answer, pictures, seeking
@@ -144,3 +145,44 @@ def test_the_pictures_scale_bar_follows_the_groups_units(
     answer(table, hider, "No")
     assert drawn == ["imperial", "imperial"]  # the hider's zone, then the seekers' map
     assert view_of(table, uow_factory).units == "imperial"
+
+
+def test_a_car_games_name_length_answer_is_drawn_on_street_names(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """In a car game the referee compares street names (rulebook section 6): the street of
+    the hider's street end against the street of the one nearest the asking seeker. The
+    seekers' map keeps the street ends whose street's name has that length (or not)."""
+    table = new_table(uow_factory, capabilities=PICTURES)
+    hider, s1 = car_game(table)
+    zone = state_of(uow_factory, table).current_round.zone  # type: ignore[union-attr]
+    assert zone is not None
+    mark = table.mark()
+    table.send(s1, "/ask matching station-name-length")
+    said = table.said(hider)[-1].text
+    suggested = said.split("Suggested answer: ", 1)[1].split()[0]
+    answer(table, hider, suggested)
+    [drawn] = pictures(table, mark)
+    assert "Not applied" not in drawn.text
+    seekers = view_of(table, uow_factory)
+    index = MapIndex(load_map_pack("stillwater"))
+    nearest = index.nearest_terminus(*SEEKERS_START)
+    assert nearest is not None and nearest.item.street
+    wanted = len(nearest.item.street)
+    kept = seekers.view.candidates
+    assert zone.station_ref in {s.id for s in kept}
+    same = suggested == "Yes"
+    for end in kept:
+        street = counted_name(end)
+        assert street is None or (len(street) == wanted) == same, (end, wanted)
+    assert len(kept) < len(index.street_ends())
+
+
+def test_the_name_counted_is_a_stations_or_a_street_ends_street() -> None:
+    index = MapIndex(load_map_pack("stillwater"))
+    station = index.pack.stations[0]
+    assert counted_name(station) == station.name
+    named = next(t for t in index.street_ends() if t.street and t.crossing)
+    assert counted_name(named.as_station()) == named.street != named.label
+    unnamed = Terminus("", 36.1, -97.1)
+    assert counted_name(unnamed.as_station()) is None

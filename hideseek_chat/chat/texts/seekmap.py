@@ -29,6 +29,7 @@ NOT_APPLIED: dict[str, str] = {
     "not_in_any_division": N_("the asking seeker was in no such area of the map"),
     "unknown_place": N_("the place named is not on the map within reach"),
     "needs_line": N_("I don't know which line the asking seeker was on"),
+    "unnamed_street": N_("the street end nearest the asking seeker has no name to count"),
     "not_far_enough": N_("the seekers' start and end were the same place"),
     "no_elevation_data": N_("the map has no heights"),
     "unreadable_answer": N_("the answer does not fit the question"),
