@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import METRES_PER_MILE, N_, Formatter
 from hideseek_chat.chat.parsing import DISTANCE_TOLERANCE
 from hideseek_chat.geo import MapIndex
+from hideseek_chat.geo.mappack import line_name_key
 from hideseek_chat.rules.questions import (
     ASKED,
     TRANSIT_LINE,
@@ -152,17 +154,25 @@ def lines(
 
 
 def line_key(line: str) -> str:
-    """A short key for a line's name in a button (any case gives the same key)."""
-    return hashlib.blake2s(line.strip().casefold().encode(), digest_size=5).hexdigest()
+    """A short key for a line's name in a button (any case or spacing gives the same key,
+    as lines are compared: ``geo.mappack.line_name_key``)."""
+    return hashlib.blake2s(line_name_key(line).encode(), digest_size=5).hexdigest()
+
+
+_MAP_LINES: weakref.WeakKeyDictionary[MapIndex, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 def map_lines(index: MapIndex) -> dict[str, str]:
-    """Every line the map names, by ``line_key`` (the first spelling met)."""
-    found: dict[str, str] = {}
-    for station in index.pack.stations:
-        for line in station.routes:
-            if line.strip():
-                found.setdefault(line_key(line), line.strip())
+    """Every line the map names, by ``line_key`` (the first spelling met); worked out once
+    per index."""
+    found = _MAP_LINES.get(index)
+    if found is None:
+        found = {}
+        for station in index.pack.stations:
+            for line in station.routes:
+                if line.strip():
+                    found.setdefault(line_key(line), line.strip())
+        _MAP_LINES[index] = found
     return found
 
 
@@ -177,7 +187,7 @@ def lines_near(index: MapIndex, lat: float, lon: float) -> list[str]:
     for hit in sorted(hits, key=lambda h: h.distance_m):
         for line in hit.item.routes:
             if line.strip():
-                found.setdefault(line.strip().casefold(), line.strip())
+                found.setdefault(line_name_key(line), line.strip())
     return list(found.values())[:MOST_LINES]
 
 

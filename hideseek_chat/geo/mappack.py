@@ -45,9 +45,14 @@ class Station:
     routes: tuple[str, ...] = ()
 
     def serves(self, route: str) -> bool:
-        """Say whether a line with this name (any case) stops here."""
-        wanted = route.strip().casefold()
-        return any(r.casefold() == wanted for r in self.routes)
+        """Say whether a line with this name (any case and spacing) stops here."""
+        wanted = line_name_key(route)
+        return any(line_name_key(r) == wanted for r in self.routes)
+
+
+def line_name_key(name: str) -> str:
+    """A line's name as lines are compared: any case, spaces collapsed."""
+    return " ".join(name.split()).casefold()
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from hideseek_chat.geo.answers import (
     answer_tentacle,
 )
 from hideseek_chat.geo.distance import WGS84, distance_m
-from hideseek_chat.geo.mappack import ROAD_KIND, Feature
+from hideseek_chat.geo.mappack import ROAD_KIND, Feature, line_name_key
 from hideseek_chat.geo.spatial import MapIndex
 from hideseek_chat.geo.stationtable import (
     AtStations,
@@ -259,7 +259,7 @@ class Region:
 
 def _line_mask(index: MapIndex, line: str) -> np.ndarray:
     table = station_table(index)
-    key = line.strip().casefold()
+    key = line_name_key(line)
     if key not in table.lines:
         table.lines[key] = np.array([s.serves(key) for s in index.pack.stations], dtype=bool)
     return table.lines[key]

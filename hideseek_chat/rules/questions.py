@@ -56,8 +56,9 @@ REMINDER_BEFORE = timedelta(minutes=1)
 MIN_CUSTOM_DISTANCE_M = 1.0
 #: The subject of the matching question about the line the seekers ride.
 TRANSIT_LINE = "transit-line"
-#: The longest line name a question keeps (map data names lines far shorter).
-MAX_LINE_CHARS = 100
+#: The longest line name a question keeps (map data names lines far shorter; the chat
+#: takes a line the map knows in the map's spelling).
+MAX_LINE_CHARS = 200
 
 
 @dataclass(frozen=True)

@@ -186,3 +186,27 @@ def test_the_name_counted_is_a_stations_or_a_street_ends_street() -> None:
     assert counted_name(named.as_station()) == named.street != named.label
     unnamed = Terminus("", 36.1, -97.1)
     assert counted_name(unnamed.as_station()) is None
+
+
+def test_an_unnamed_streets_end_stays_whatever_the_name_length_answer(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """An unnamed street has no name to count, so neither answer rules its end out (the
+    hider's zone may be one)."""
+    from datetime import UTC, datetime
+
+    from hideseek_chat.geo import Pin
+    from hideseek_chat.geo.seeking import Clue, seeker_map
+    from hideseek_chat.rules.ruleset import HiderPosition
+
+    with uow_factory() as uow:
+        ends = Maps().street_ends(uow, "stillwater")
+    assert ends is not None
+    unnamed = {s.id for s in ends.pack.stations if counted_name(s) is None}
+    assert unnamed
+    seeker = Pin(*SEEKERS_START, datetime(2026, 5, 2, 9, 0, tzinfo=UTC))
+    for word in ("yes", "no"):
+        clue = Clue(1, "matching", "station-name-length", word, seeker=seeker)
+        view = seeker_map(ends, [clue], 500.0, HiderPosition.STATION)
+        kept = {s.id for s in view.candidates}
+        assert unnamed <= kept and len(kept) < len(ends.pack.stations), word

@@ -12,6 +12,7 @@ from hideseek_chat.chat.keyboards import Press
 from hideseek_chat.chat.model import AnswerButton, ButtonIn, Outbound, PhotoIn, SendText
 from hideseek_chat.chat.parsing import parse_ask, shown
 from hideseek_chat.chat.turn import Turn
+from hideseek_chat.geo import MapIndex
 from hideseek_chat.rules import apply as engine_apply
 from hideseek_chat.rules.errors import NotAllowed
 from hideseek_chat.rules.events import (
@@ -48,9 +49,9 @@ def ask(turn: Turn, args: Args) -> list[Outbound]:
     if turn.ruleset.question(asked.question_id).subject == TRANSIT_LINE:
         index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
         known = ask_menu.map_lines(index) if index is not None else {}
-        if line is None and known:
-            team_id = _asking_team(turn)
-            available = offers(state, turn.ruleset, team_id)
+        available = offers(state, turn.ruleset, _asking_team(turn)) if known else []
+        # Not on offer now (a car game, a curse, between rounds): the rules say why below.
+        if line is None and any(o.question.id == asked.question_id for o in available):
             screen = _line_screen(turn, asked.question_id, available)
             return [turn.reply(screen.text, screen.buttons)]
         if line is not None and known:
@@ -87,6 +88,8 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
     distance: float | None = None
     line: str | None = None
     if len(press.args) > 1 and press.args[1].startswith("l"):
+        if not _rides(turn, press.arg(0)):
+            raise ChatError("chat.button_unknown")  # a line only goes with its question
         line = _line_pressed(turn, press.args[1][1:])
     elif len(press.args) > 1:
         try:
@@ -120,13 +123,19 @@ def _line_screen(turn: Turn, question_id: str, available: list[QuestionOffer]) -
     current pin (none without one: then they type it)."""
     index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
     known = bool(index is not None and ask_menu.map_lines(index))
-    near: list[str] = []
-    player = turn.player()
-    if index is not None and known and player is not None:
-        track = sightings.last_pins(turn.uow, turn.game_id, player.id, 1)
-        if track and referee.is_current(track[0], turn.msg.at):
-            near = ask_menu.lines_near(index, track[0].lat, track[0].lon)
+    near = _lines_near_asker(turn, index) if known else []
     return ask_menu.lines(turn.game_id, question_id, available, near, known, turn.fmt)
+
+
+def _lines_near_asker(turn: Turn, index: MapIndex | None) -> list[str]:
+    """The lines stopping near the sender's current pin (none without one)."""
+    player = turn.player()
+    if index is None or player is None:
+        return []
+    track = sightings.last_pins(turn.uow, turn.game_id, player.id, 1)
+    if not track or not referee.is_current(track[0], turn.msg.at):
+        return []
+    return ask_menu.lines_near(index, track[0].lat, track[0].lon)
 
 
 def _line_pressed(turn: Turn, key: str) -> str:
@@ -145,12 +154,7 @@ def _known_line(turn: Turn, typed: str, known: dict[str, str]) -> str:
     if line is not None:
         return line
     index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
-    player = turn.player()
-    near: list[str] = []
-    if index is not None and player is not None:
-        track = sightings.last_pins(turn.uow, turn.game_id, player.id, 1)
-        if track:
-            near = ask_menu.lines_near(index, track[0].lat, track[0].lon)
+    near = _lines_near_asker(turn, index)
     raise ChatError("chat.ask_unknown_line", line=shown(typed), lines=", ".join(near))
 
 
