@@ -95,6 +95,20 @@ def _known(name: str, known: Mapping[str, Path]) -> str | None:
     return None
 
 
+def _parse(path: Path) -> ast.Module:
+    """``path``'s syntax tree. Python 3.11 can raise a spurious SystemError ("AST
+    constructor recursion depth mismatch", CPython gh-106905) when another thread of the
+    test process compiles at the same moment (a fresh checkout compiles every module it
+    imports): the file is read again then, a few times, before the error counts."""
+    source = path.read_text(encoding="utf-8")
+    for _ in range(4):
+        try:
+            return ast.parse(source, filename=str(path))
+        except SystemError:
+            continue
+    return ast.parse(source, filename=str(path))
+
+
 def imports(root: Path) -> list[Import]:
     """List every import from a module of the package at ``root`` of another of its modules.
 
@@ -105,7 +119,7 @@ def imports(root: Path) -> list[Import]:
     found: list[Import] = []
     for module, path in known.items():
         is_package = path.name == "__init__.py"
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = _parse(path)
         for node in ast.walk(tree):
             targets: list[str] = []
             if isinstance(node, ast.Import):
