@@ -6,7 +6,7 @@ Lon/lat in and out, clipped to the pack's boundary; built on ``geo.voronoi``'s d
 Achieved precision, checked against a geodesic brute force in tests/geo/test_geo_cells.py:
 a point at least 1 m from an edge is on the side the brute force says, on a 15 km city and
 a 1000 km country alike; cell outlines are exact at their vertices and edges stray less
-than ``geo.voronoi.SAGITTA_M`` (0.1 m), band arcs less than 0.5 m, from the geodesic
+than ``geo.newton.SAGITTA_M`` (0.1 m), band arcs less than 0.5 m, from the geodesic
 curve.
 """
 
@@ -22,6 +22,7 @@ from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.distance import WGS84
 from hideseek_chat.geo.mappack import ROAD_KIND, Feature
+from hideseek_chat.geo.newton import measure, nearest_on, polygonal
 from hideseek_chat.geo.spatial import LocalProjection, MapIndex
 from hideseek_chat.geo.voronoi import (
     EARTH_RADIUS_M,
@@ -33,10 +34,7 @@ from hideseek_chat.geo.voronoi import (
     diagram_for,
     kept,
     kind_diagram,
-    measure,
     near_map,
-    nearest_on,
-    polygonal,
     projection_shift_m,
     to_map,
 )

@@ -526,8 +526,9 @@ def country_places() -> MapIndex:
 
 
 # Not "matching:street": three city grids on a 640 km map leave street cells reaching
-# hundreds of km from any road, where their edges are not exact (drawn whole or within
-# what is in play, they can be off by a degree there: see docs/geo.md, "Seekers' map").
+# hundreds of km from any road, where half a dozen streets tie within centimetres and an
+# edge falls anywhere in the tie (drawn whole or within what is in play alike: see
+# docs/geo.md, "Seekers' map", Limits).
 _PLACE_KINDS = [
     "radar", "thermometer", "transit-line", "matching:admin-1", "measuring:rail-station",
     "measuring:airport", "measuring:coastline", "matching:airport", "matching:park",
