@@ -162,14 +162,21 @@ class SeekerMap:
         if before is not None and (before._cut or not before.pending):
             # Only shrinks: the area read before, cut by this clue's.
             area = before.remaining
-            step = self.step.area() if isinstance(self.step, Drawing) else self.step
-            return area if step is None else _polygonal(shapely.intersection(area, step))
+            if area.is_empty or self.step is None:
+                return area
+            step = self.step
+            if isinstance(step, Drawing):
+                # Only what the area left matters: drawn within its box, often far
+                # smaller than the box in play (which holds every candidate's zone).
+                step = step.area(_narrowed(step.within, area.bounds))
+            return _polygonal(shapely.intersection(area, step))
         area = self.drawn
         for drawing in self.pending:
             if area.is_empty:
                 break
-            # Drawn within the box now in play, the smallest yet: cheaper.
-            area = _polygonal(shapely.intersection(area, drawing.area(self.in_play)))
+            # Drawn within the box the area still covers, the smallest yet: cheaper.
+            within = _narrowed(self.in_play or drawing.within, area.bounds)
+            area = _polygonal(shapely.intersection(area, drawing.area(within)))
         return area
 
 
@@ -378,6 +385,20 @@ def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float,
         max(b[2] for b in boxes),
         max(b[3] for b in boxes),
     )
+
+
+def _narrowed(box: Bounds, inner: Bounds) -> Bounds:
+    """``box`` cut to ``inner`` (a drawing is exact within the box it is drawn in; an area
+    within ``inner`` needs no more); ``box`` itself when that cuts nothing."""
+    narrowed = (
+        max(box[0], inner[0]),
+        max(box[1], inner[1]),
+        min(box[2], inner[2]),
+        min(box[3], inner[3]),
+    )
+    if narrowed == box or narrowed[0] > narrowed[2] or narrowed[1] > narrowed[3]:
+        return box
+    return narrowed
 
 
 def _clipped(area: BaseGeometry, box: Bounds) -> BaseGeometry:

@@ -561,12 +561,21 @@ def test_drawing_within_what_is_in_play_changes_nothing(
         is not None and clue.answer is not None
     ]
     clipped = seeker_map(index, clues, ZONE_M, basis)
+    # In the order asked, the area read after each answer: each band or cell is drawn
+    # only within the box of what the answers before it left.
+    stepwise = seeker_map(index, [], ZONE_M, basis)
+    for clue in sorted(clues, key=lambda c: c.ref):
+        stepwise = with_clue(index, stepwise, clue)
+        assert stepwise.remaining is not None
     with monkeypatch.context() as patch:
         # Every region drawn across the whole map, in the order asked.
         patch.setattr(seeking, "_in_play", lambda view, table: view.boundary.bounds)
+        patch.setattr(seeking, "_narrowed", lambda box, inner: box)
         whole = seeker_map(index, [], ZONE_M, basis)
         for clue in sorted(clues, key=lambda c: c.ref):
             whole = with_clue(index, whole, clue)
+    assert _thin(shapely.symmetric_difference(stepwise.remaining, whole.remaining))
+    assert stepwise.candidates == whole.candidates
     assert [s.id for s in clipped.candidates] == [s.id for s in whole.candidates]
     assert station in clipped.candidates
     assert [a.ref for a in clipped.applied] == [a.ref for a in whole.applied]
