@@ -169,14 +169,14 @@ class SeekerMap:
                 # Only what the area left matters: drawn within its box, often far
                 # smaller than the box in play (which holds every candidate's zone).
                 step = step.area(_narrowed(step.within, area.bounds))
-            return _polygonal(shapely.intersection(area, step))
+            return _cut(area, step)
         area = self.drawn
         for drawing in self.pending:
             if area.is_empty:
                 break
             # Drawn within the box the area still covers, the smallest yet: cheaper.
             within = _narrowed(self.in_play or drawing.within, area.bounds)
-            area = _polygonal(shapely.intersection(area, drawing.area(within)))
+            area = _cut(area, drawing.area(within))
         return area
 
 
@@ -237,7 +237,7 @@ def with_clue(index: MapIndex, previous: SeekerMap, clue: Clue) -> SeekerMap:
     drawn, pending = previous.drawn, previous.pending
     step: BaseGeometry | Drawing | None = region.keep
     if region.keep is not None:
-        drawn = _polygonal(shapely.intersection(drawn, region.keep))
+        drawn = _cut(drawn, region.keep)
     kept = _kept(index, previous, region)
     rows = _rows(previous, table.row)[kept]
     if region.draw is not None:
@@ -385,6 +385,40 @@ def _in_play(view: SeekerMap, table: StationTable) -> tuple[float, float, float,
         max(b[2] for b in boxes),
         max(b[3] for b in boxes),
     )
+
+
+#: From this many parts on, an area is cut part by part.
+_PARTS_APART = 16
+
+
+def _cut(area: BaseGeometry, keep: BaseGeometry) -> BaseGeometry:
+    """``area`` ∩ ``keep``, polygons only.
+
+    An area of many parts (what a band of thousands of discs leaves) is cut part by part:
+    a part whose box lies within ``keep`` stays as it is, one whose box misses it goes, and
+    only the others are overlaid, so an answer whose edge crosses a few parts costs a few
+    parts' overlay, not the whole area's. The parts of a valid area touch at points at
+    most, and so do pieces of them: the result is valid too.
+    """
+    if keep.is_empty or area.is_empty:
+        return MultiPolygon()
+    size, other = shapely.get_num_coordinates(area), shapely.get_num_coordinates(keep)
+    if other > size * _PARTS_APART:
+        area, keep = keep, area  # the same intersection: cut the larger one's parts
+        size, other = other, size
+    parts = shapely.get_parts(area)
+    # Each crossing part is overlaid with the whole of ``keep``: worth it only when
+    # ``keep`` is small beside the area.
+    if len(parts) < _PARTS_APART or other * _PARTS_APART > size:
+        return _polygonal(shapely.intersection(area, keep))
+    shapely.prepare(keep)
+    boxes = shapely.box(*shapely.bounds(parts).T)
+    inside = shapely.contains(keep, boxes)
+    crossing = ~inside & shapely.intersects(keep, boxes)
+    pieces = shapely.get_parts(shapely.intersection(parts[crossing], keep))
+    polygons = np.concatenate([parts[inside], pieces[shapely.get_type_id(pieces) == 3]])
+    polygons = polygons[~shapely.is_empty(polygons)]
+    return shapely.multipolygons(polygons) if len(polygons) else MultiPolygon()
 
 
 def _narrowed(box: Bounds, inner: Bounds) -> Bounds:

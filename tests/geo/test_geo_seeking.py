@@ -592,3 +592,24 @@ def test_a_band_reaches_the_long_straight_edges_of_a_box_map(country_places: Map
         assert near is not None
         band = cells.distance_band(country_places, "rail-station", near.distance_m + 50.0)
         assert band.covers(shapely.Point(lat_lon[1], lat_lon[0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), swap=st.booleans())
+def test_an_area_of_many_parts_is_cut_part_by_part_exactly(seed: int, swap: bool) -> None:
+    rng = random.Random(seed)
+    # Many small discs, apart or touching at most at a point (as a band's parts are).
+    centres = [(rng.uniform(0, 10), rng.uniform(0, 10)) for _ in range(200)]
+    discs = shapely.union_all([shapely.Point(x, y).buffer(0.3, quad_segs=8) for x, y in centres])
+    x0, y0, x1, y1 = (rng.uniform(-1, 11) for _ in range(4))
+    keep = shapely.Polygon([(x0, -1), (x1, 11), (11, 11), (11, y1), (-1, y0)]).buffer(0)
+    if swap:  # the small one first: the many parts are found on the other side
+        discs, keep = keep, discs
+    cut = seeking._cut(discs, keep)
+    plain = shapely.intersection(discs, keep)
+    assert cut.is_valid
+    assert shapely.symmetric_difference(cut, plain).area < 1e-9
+    # Parts that crossed the edge were overlaid; parts wholly inside kept as they were.
+    assert shapely.get_num_geometries(cut) == shapely.get_num_geometries(
+        seeking._polygonal(plain)
+    )
