@@ -7,16 +7,15 @@ those asked before this round marked with how often the hider would draw for the
 distance of one's choice shows distances between the fixed ones (and the ones already
 chosen this round) and how to type any other; once a distance is chosen the question is
 named with it. The transit-line question shows the lines stopping near the asking seeker
-(``lines_near``) to say which one they ride. Every screen but the first has a Back button.
-Building a screen reads nothing: the caller passes the offers, the state and the lines.
+(``geo.lines.lines_near``) to say which one they ride. Every screen but the first has a
+Back button. Building a screen reads nothing: the caller passes the offers, the state and
+the lines.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,22 +23,16 @@ from hideseek_chat.chat import keyboards, texts
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import METRES_PER_MILE, N_, Formatter
 from hideseek_chat.chat.parsing import DISTANCE_TOLERANCE
-from hideseek_chat.geo import MapIndex
-from hideseek_chat.geo.mappack import line_name_key
+from hideseek_chat.geo.lines import line_key
 from hideseek_chat.rules.questions import (
     ASKED,
-    TRANSIT_LINE,
     QuestionOffer,
     blocking_curse,
+    is_transit_line,
     times_asked,
 )
 from hideseek_chat.rules.ruleset import Category, Ruleset
 from hideseek_chat.rules.state import GameState, Mode
-
-#: The lines offered for the transit-line question: of the stations this near the asker...
-LINES_WITHIN_M = 2_000.0
-#: ... at most this many, nearest first.
-MOST_LINES = 10
 
 #: Round numbers a chosen distance is rounded to (times a power of ten, in the chat's unit).
 NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.5, 10.0)
@@ -118,11 +111,6 @@ def distances(
     return Screen(text, buttons)
 
 
-def chooses_line(offer: QuestionOffer) -> bool:
-    """Whether pressing ``offer`` in the menu opens a screen to choose a line."""
-    return offer.question.subject == TRANSIT_LINE
-
-
 def lines(
     game_id: int,
     question_id: str,
@@ -135,7 +123,7 @@ def lines(
     the asker, nearest first; ``known``: whether the map names any line at all), a button
     to ask without naming one, and Back."""
     offer = next((o for o in offers if o.question.id == question_id), None)
-    if offer is None or not chooses_line(offer):
+    if offer is None or not is_transit_line(offer.question):
         raise ChatError("chat.button_unknown")
     name = fmt.question(question_id)
     example = f"/ask {question_id} {near[0] if near else 'Red Line'}"
@@ -151,44 +139,6 @@ def lines(
         back_label(fmt), keyboards.Verb.ASK_MENU, game_id, offer.question.category.value
     )
     return Screen(text, (*keyboards.flow(choices), (without,), (back,)))
-
-
-def line_key(line: str) -> str:
-    """A short key for a line's name in a button (any case or spacing gives the same key,
-    as lines are compared: ``geo.mappack.line_name_key``)."""
-    return hashlib.blake2s(line_name_key(line).encode(), digest_size=5).hexdigest()
-
-
-_MAP_LINES: weakref.WeakKeyDictionary[MapIndex, dict[str, str]] = weakref.WeakKeyDictionary()
-
-
-def map_lines(index: MapIndex) -> dict[str, str]:
-    """Every line the map names, by ``line_key`` (the first spelling met); worked out once
-    per index."""
-    found = _MAP_LINES.get(index)
-    if found is None:
-        found = {}
-        for station in index.pack.stations:
-            for line in station.routes:
-                if line.strip():
-                    found.setdefault(line_key(line), line.strip())
-        _MAP_LINES[index] = found
-    return found
-
-
-def lines_near(index: MapIndex, lat: float, lon: float) -> list[str]:
-    """The lines stopping at the stations within ``LINES_WITHIN_M`` of a point, nearest
-    station first (at most ``MOST_LINES``; the nearest station's when none is that near)."""
-    hits = index.stations_within(lat, lon, LINES_WITHIN_M)
-    if not hits:
-        nearest = index.nearest_station(lat, lon)
-        hits = [nearest] if nearest is not None else []
-    found: dict[str, str] = {}
-    for hit in sorted(hits, key=lambda h: h.distance_m):
-        for line in hit.item.routes:
-            if line.strip():
-                found.setdefault(line_name_key(line), line.strip())
-    return list(found.values())[:MOST_LINES]
 
 
 def back_label(fmt: Formatter) -> str:

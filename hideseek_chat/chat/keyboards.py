@@ -22,7 +22,7 @@ from typing import Any
 from hideseek_chat.chat.errors import ChatError
 from hideseek_chat.chat.i18n import LANGUAGES, N_, Formatter, language_name
 from hideseek_chat.chat.model import Button
-from hideseek_chat.rules.questions import TRANSIT_LINE, QuestionOffer
+from hideseek_chat.rules.questions import QuestionOffer, is_transit_line
 from hideseek_chat.rules.ruleset import (
     CATEGORY_ANSWERS,
     NULL_ANSWER,
@@ -403,7 +403,7 @@ def ask_questions(
     """A category's questions (a distance of one's choice, a line: its own screen); Back."""
     buttons = [
         button(label, Verb.ASK_MENU, game_id, category.value, offer.question.id)
-        if offer.question.custom_distance or offer.question.subject == TRANSIT_LINE
+        if offer.question.custom_distance or is_transit_line(offer.question)
         else button(label, Verb.ASK, game_id, offer.question.id)
         for offer, label in zip(offers, labels, strict=True)
     ]

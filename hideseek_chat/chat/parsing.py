@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from hideseek_chat.chat.errors import ChatError
-from hideseek_chat.rules.questions import TRANSIT_LINE
+from hideseek_chat.rules.questions import is_transit_line
 from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset, Size
 from hideseek_chat.rules.units import DistanceError, parse_distance
 
@@ -88,7 +88,7 @@ def parse_ask(args: tuple[str, ...], ruleset: Ruleset, size: Size) -> AskArgs:
         question = ruleset.question(args[0].lower())
         if len(args) == 1:
             return _available(question, size, None)
-        if question.subject == TRANSIT_LINE:
+        if is_transit_line(question):
             return replace(_available(question, size, None), line=" ".join(args[1:]))
     category = _category(args[0])
     subject = " ".join(args[1:]).strip()
@@ -124,7 +124,7 @@ def _with_line(questions: list[QuestionDef], words: list[str], size: Size) -> As
     for cut in range(len(words) - 1, 0, -1):
         head = _norm(" ".join(words[:cut]))
         for question in questions:
-            if question.subject == TRANSIT_LINE and head in _names(question):
+            if is_transit_line(question) and head in _names(question):
                 return replace(_available(question, size, None), line=" ".join(words[cut:]))
     return None
 

@@ -19,7 +19,7 @@ from hideseek_chat.geo import MapIndex, Pin, PinSource
 from hideseek_chat.geo.stationtable import station_table
 from hideseek_chat.rules import hiding, pins
 from hideseek_chat.rules.events import EndGameStarted, ThermometerFinished, ZoneFixed
-from hideseek_chat.rules.questions import TRANSIT_LINE
+from hideseek_chat.rules.questions import is_transit_line
 from hideseek_chat.rules.ruleset import Category, QuestionDef, Ruleset
 from hideseek_chat.rules.state import GameState, Question
 from hideseek_chat.rules.state import Zone as StateZone
@@ -406,7 +406,7 @@ def _compute(
             },
         )
     if category == Category.MATCHING:
-        if question.subject == TRANSIT_LINE:
+        if is_transit_line(question):
             if not record.line:
                 return Suggestion(None, None, "needs_line")
             if zone is None:

@@ -19,7 +19,7 @@ from hideseek_chat.chat.maps import Maps
 from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.seeking import Clue, SeekerMap, seeker_map, with_clue
 from hideseek_chat.rules import hiding
-from hideseek_chat.rules.questions import TRANSIT_LINE
+from hideseek_chat.rules.questions import is_transit_line
 from hideseek_chat.rules.ruleset import Category, HiderPosition, Ruleset
 from hideseek_chat.rules.scale import size_rules
 from hideseek_chat.rules.state import GameState, PauseReason, Question, QuestionStatus
@@ -104,7 +104,7 @@ def _bare(ruleset: Ruleset, record: Question, *, void: str = "") -> Clue:
         subject=question.subject,
         answer=record.answer,
         # a transit-line clue's detail is the line the seekers rode, which they named
-        detail=record.line if question.subject == TRANSIT_LINE else record.answer_detail,
+        detail=record.line if is_transit_line(question) else record.answer_detail,
         distance_m=record.distance_m or question.distance_m,
         void=void,
     )

@@ -80,6 +80,12 @@ def is_in_variant(state: GameState, question: QuestionDef) -> bool:
     return not (question.needs_transit and state.settings.transport != Transport.TRANSIT)
 
 
+def is_transit_line(question: QuestionDef) -> bool:
+    """Whether ``question`` is the matching question about the line the seekers ride (it
+    names the line)."""
+    return question.subject == TRANSIT_LINE
+
+
 def times_asked(state: GameState, question_id: str, distance_m: float | None) -> int:
     return sum(
         1
@@ -289,7 +295,7 @@ def ask(
         times_asked=previous + 1,
         distance_m=distance_m,
         free=current.next_question_free,
-        line=_line(line) if question.subject == TRANSIT_LINE else None,
+        line=_line(line) if is_transit_line(question) else None,
     )
     current.next_question_free = False
     state.questions.append(record)

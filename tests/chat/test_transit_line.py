@@ -15,10 +15,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from hideseek_chat.chat import ask_menu, referee, seekmap
+from hideseek_chat.chat import referee, seekmap
 from hideseek_chat.chat.parsing import parse_ask
 from hideseek_chat.console.table import Table
-from hideseek_chat.geo import MapIndex, Pin, Station, Zone, load_map_pack
+from hideseek_chat.geo import MapIndex, Pin, Station, Zone, lines, load_map_pack
 from hideseek_chat.geo.seeking import Clue, seeker_map
 from hideseek_chat.rules.questions import TRANSIT_LINE
 from hideseek_chat.rules.ruleset import HiderPosition, Size
@@ -82,7 +82,7 @@ def test_the_menu_offers_the_lines_near_the_seeker_and_asks_with_the_one_pressed
     # Nearest stop's lines first; the way out and Back last.
     assert offered[:2] == ["Orange", "Gold"], offered
     assert offered[-2:] == ["Ask without naming the line", "⬅️ Back"]
-    assert "Black" in offered and len(offered) - 2 <= ask_menu.MOST_LINES
+    assert "Black" in offered and len(offered) - 2 <= lines.MOST_LINES
     table.press(s1, "Orange")
     group = [line.text for line in table.said()[-3:]]
     assert "❓ Asked: Matching: Transit line (riding Orange)" in group, group
@@ -128,7 +128,7 @@ def test_a_forged_line_button_is_refused(table: Table, uow_factory: UnitOfWorkFa
     _hider, s1 = riding(table)
     table.send(s1, "/ask matching transit line")
     line, button = next(x for x in table.buttons(s1) if x[1].label == "Orange")
-    forged = button.data.rsplit(":", 1)[0] + ":l" + ask_menu.line_key("Magenta")
+    forged = button.data.rsplit(":", 1)[0] + ":l" + lines.line_key("Magenta")
     table.press_data(s1, forged, line)
     assert table.toasts[-1][1] == "That button no longer works."
     assert not state_of(uow_factory, table).questions
@@ -220,13 +220,13 @@ def test_the_question_keeps_a_line_tidied_and_only_when_named() -> None:
 
 
 def test_lines_near_lists_the_nearest_stops_lines_first(stillwater: MapIndex) -> None:
-    near = ask_menu.lines_near(stillwater, *RIDE[-1])
+    near = lines.lines_near(stillwater, *RIDE[-1])
     assert near[:2] == ["Orange", "Gold"] and len(near) == len(set(near))
-    assert len(near) <= ask_menu.MOST_LINES
+    assert len(near) <= lines.MOST_LINES
     # Far from every stop: the nearest stop's lines all the same.
-    assert ask_menu.lines_near(stillwater, 36.30, -97.30)
-    keys = ask_menu.map_lines(stillwater)
-    assert keys[ask_menu.line_key(" ORANGE ")] == "Orange" and len(keys) == 10
+    assert lines.lines_near(stillwater, 36.30, -97.30)
+    keys = lines.map_lines(stillwater)
+    assert keys[lines.line_key(" ORANGE ")] == "Orange" and len(keys) == 10
 
 
 # ----------------------------------------------------------------- review findings
@@ -248,8 +248,8 @@ def test_a_line_spelt_with_odd_spacing_still_matches_its_stations(stillwater: Ma
     assert kept == "Orange Express"
     hiders = next(s for s in index.pack.stations if s.name == "Gallagher-Iba")
     assert hiders.serves(kept) and hiders.serves("ORANGE EXPRESS ")
-    assert ask_menu.line_key(spaced) == ask_menu.line_key(kept)
-    assert ask_menu.map_lines(index)[ask_menu.line_key(kept)] == spaced
+    assert lines.line_key(spaced) == lines.line_key(kept)
+    assert lines.map_lines(index)[lines.line_key(kept)] == spaced
     seeker = Pin(*RIDE[-1], datetime(2026, 5, 2, 9, 0, tzinfo=UTC))
     clue = Clue(1, "matching", TRANSIT_LINE, "yes", detail=kept, seeker=seeker)
     view = seeker_map(index, [clue], 500.0, HiderPosition.STATION)

@@ -13,6 +13,7 @@ from hideseek_chat.chat.model import AnswerButton, ButtonIn, Outbound, PhotoIn, 
 from hideseek_chat.chat.parsing import parse_ask, shown
 from hideseek_chat.chat.turn import Turn
 from hideseek_chat.geo import MapIndex
+from hideseek_chat.geo.lines import line_key, lines_near, map_lines
 from hideseek_chat.rules import apply as engine_apply
 from hideseek_chat.rules.errors import NotAllowed
 from hideseek_chat.rules.events import (
@@ -22,7 +23,7 @@ from hideseek_chat.rules.events import (
     ThermometerFinished,
 )
 from hideseek_chat.rules.pins import is_at_station
-from hideseek_chat.rules.questions import TRANSIT_LINE, QuestionOffer, offers, pending_for_hider
+from hideseek_chat.rules.questions import QuestionOffer, is_transit_line, offers, pending_for_hider
 from hideseek_chat.rules.ruleset import Category, PowerupEffect
 from hideseek_chat.rules.state import CardZone, Mode, Question, QuestionStatus
 from hideseek_chat.rules.units import MAX_DISTANCE_M
@@ -46,17 +47,17 @@ def ask(turn: Turn, args: Args) -> list[Outbound]:
         return [turn.reply(screen.text, screen.buttons)]
     asked = parse_ask(args, turn.ruleset, state.size)
     line = asked.line
-    if turn.ruleset.question(asked.question_id).subject == TRANSIT_LINE:
-        index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
-        known = ask_menu.map_lines(index) if index is not None else {}
+    index = _map(turn)
+    if is_transit_line(turn.ruleset.question(asked.question_id)):
+        known = map_lines(index) if index is not None else {}
         available = offers(state, turn.ruleset, _asking_team(turn)) if known else []
         # Not on offer now (a car game, a curse, between rounds): the rules say why below.
         if line is None and any(o.question.id == asked.question_id for o in available):
-            screen = _line_screen(turn, asked.question_id, available)
+            screen = _line_screen(turn, asked.question_id, available, index)
             return [turn.reply(screen.text, screen.buttons)]
         if line is not None and known:
-            line = _known_line(turn, line, known)
-    turn.apply(_asked(turn, asked.question_id, asked.distance_m, line))
+            line = _known_line(turn, line, known, index)
+    turn.apply(_asked(turn, asked.question_id, asked.distance_m, index, line))
     return []
 
 
@@ -74,7 +75,7 @@ def press_ask_menu(turn: Turn, press: Press) -> list[Outbound]:
         except ValueError:
             raise ChatError("chat.button_unknown") from None
         if len(press.args) > 1 and _rides(turn, press.args[1]):
-            screen = _line_screen(turn, press.args[1], available)
+            screen = _line_screen(turn, press.args[1], available, _map(turn))
         elif len(press.args) > 1:
             screen = ask_menu.distances(turn.game_id, press.args[1], available, turn.state, fmt)
         else:
@@ -87,10 +88,11 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
     one); the menu then says what was asked."""
     distance: float | None = None
     line: str | None = None
+    index = _map(turn)
     if len(press.args) > 1 and press.args[1].startswith("l"):
         if not _rides(turn, press.arg(0)):
             raise ChatError("chat.button_unknown")  # a line only goes with its question
-        line = _line_pressed(turn, press.args[1][1:])
+        line = _line_pressed(index, press.args[1][1:])
     elif len(press.args) > 1:
         try:
             distance = float(press.args[1])
@@ -99,7 +101,7 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
         if not (math.isfinite(distance) and 0 < distance <= MAX_DISTANCE_M):
             raise ChatError("chat.button_unknown")
     question_id = press.arg(0)
-    turn.apply(_asked(turn, question_id, distance, line))
+    turn.apply(_asked(turn, question_id, distance, index, line))
     chosen = distance if turn.ruleset.question(question_id).custom_distance else None
     name = texts.question_name(
         {"question": question_id, "distance_m": chosen, "line": line}, turn.fmt
@@ -113,16 +115,20 @@ def press_ask(turn: Turn, press: Press) -> list[Outbound]:
 def _rides(turn: Turn, question_id: str) -> bool:
     """Whether ``question_id`` is the question about the line the seekers ride."""
     ruleset = turn.ruleset
-    return (
-        ruleset.has_question(question_id) and ruleset.question(question_id).subject == TRANSIT_LINE
-    )
+    return ruleset.has_question(question_id) and is_transit_line(ruleset.question(question_id))
 
 
-def _line_screen(turn: Turn, question_id: str, available: list[QuestionOffer]) -> ask_menu.Screen:
+def _map(turn: Turn) -> MapIndex | None:
+    """The index of the game's map (None: no such map): fetched once a turn, passed down."""
+    return sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
+
+
+def _line_screen(
+    turn: Turn, question_id: str, available: list[QuestionOffer], index: MapIndex | None
+) -> ask_menu.Screen:
     """The lines to choose for the transit-line question: those stopping near the asker's
     current pin (none without one: then they type it)."""
-    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
-    known = bool(index is not None and ask_menu.map_lines(index))
+    known = bool(index is not None and map_lines(index))
     near = _lines_near_asker(turn, index) if known else []
     return ask_menu.lines(turn.game_id, question_id, available, near, known, turn.fmt)
 
@@ -135,25 +141,23 @@ def _lines_near_asker(turn: Turn, index: MapIndex | None) -> list[str]:
     track = sightings.last_pins(turn.uow, turn.game_id, player.id, 1)
     if not track or not referee.is_current(track[0], turn.msg.at):
         return []
-    return ask_menu.lines_near(index, track[0].lat, track[0].lon)
+    return lines_near(index, track[0].lat, track[0].lon)
 
 
-def _line_pressed(turn: Turn, key: str) -> str:
+def _line_pressed(index: MapIndex | None, key: str) -> str:
     """The line a line button names, as the map spells it."""
-    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
-    line = ask_menu.map_lines(index).get(key) if index is not None else None
+    line = map_lines(index).get(key) if index is not None else None
     if line is None:
         raise ChatError("chat.button_unknown")
     return line
 
 
-def _known_line(turn: Turn, typed: str, known: dict[str, str]) -> str:
+def _known_line(turn: Turn, typed: str, known: dict[str, str], index: MapIndex | None) -> str:
     """A typed line as the map spells it; a line the map does not know is refused, with
     the lines near the asker (the hider's answer could not be checked against it)."""
-    line = known.get(ask_menu.line_key(typed))
+    line = known.get(line_key(typed))
     if line is not None:
         return line
-    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
     near = _lines_near_asker(turn, index)
     raise ChatError("chat.ask_unknown_line", line=shown(typed), lines=", ".join(near))
 
@@ -187,23 +191,28 @@ def _in_place(turn: Turn, text: str, buttons: keyboards.Rows = ()) -> SendText:
 
 
 def _asked(
-    turn: Turn, question_id: str, distance_m: float | None, line: str | None = None
+    turn: Turn,
+    question_id: str,
+    distance_m: float | None,
+    index: MapIndex | None,
+    line: str | None = None,
 ) -> QuestionAsked:
-    """The event of the sender asking, with where their pins put them (riding, a station)."""
+    """The event of the sender asking, with where their pins put them (riding, a station
+    of the map ``index``)."""
     player = turn.player()
     if player is None:
         return QuestionAsked(turn.by, question_id, distance_m, line=line)
     track = sightings.last_pins(turn.uow, turn.game_id, player.id, 10)
     riding = referee.on_transit(track, turn.msg.at)
-    station = _station_at(turn, track)
+    station = _station_at(turn, track, index)
     return QuestionAsked(turn.by, question_id, distance_m, riding, station, line)
 
 
-def _station_at(turn: Turn, track: list[Ping]) -> str | None:
-    """The station the asker's current pin (``track`` newest first) is in, if any."""
+def _station_at(turn: Turn, track: list[Ping], index: MapIndex | None) -> str | None:
+    """The station of the map ``index`` the asker's current pin (``track`` newest first)
+    is in, if any."""
     if not track or not referee.is_current(track[0], turn.msg.at):
         return None
-    index = sightings.map_index(turn.uow, turn.services.maps, turn.game_id)
     near = index.nearest_station(track[0].lat, track[0].lon) if index else None
     if near is None or not is_at_station(near.distance_m):
         return None
