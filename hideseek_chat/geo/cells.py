@@ -60,7 +60,10 @@ Bounds = tuple[float, float, float, float]
 
 
 def place_cell(
-    index: MapIndex, kind: str, place: Feature, among: Sequence[Feature] | None = None,
+    index: MapIndex,
+    kind: str,
+    place: Feature,
+    among: Sequence[Feature] | None = None,
     bounds: Bounds | None = None,
 ) -> BaseGeometry:
     """Return where ``place``'s place is the nearest place of ``kind`` (lon/lat, in the map).
@@ -137,6 +140,7 @@ def _within_reach(
     if math.isinf(k):
         return None
     geometries = kept(PARTS, index, ("projected", kind), lambda: _array(layer.projected))
+    shapely.prepare(area)  # thousands of features against one outline of hundreds of edges
     near = np.asarray(shapely.dwithin(area, geometries, k * distance * 1.01 + 100.0))
     return None if near.all() else near
 
@@ -170,7 +174,9 @@ def _band(
         return to_map(index, _point_band(index, kind, distance, reach), within)
     if reach is not None:
         geometries = geometries[reach]
-    return to_map(index, shapely.union_all(_buffers(index, geometries, distance)), within)
+    return to_map(
+        index, shapely.disjoint_subset_union_all(_buffers(index, geometries, distance)), within
+    )
 
 
 def _buffers(index: MapIndex, geometries: np.ndarray, distance: float) -> np.ndarray:
@@ -232,7 +238,11 @@ def _point_band(
         crowded = edge[~alone]
         grown = shapely.buffer(cells[crowded], grow, quad_segs=1, join_style="mitre")
         parts.extend(shapely.intersection(grown, discs[~alone]))
-    joined = shapely.get_parts(shapely.union_all(parts)) if parts else np.empty(0, dtype=object)
+    joined = (
+        shapely.get_parts(shapely.disjoint_subset_union_all(parts))
+        if parts
+        else np.empty(0, dtype=object)
+    )
     polygons = np.concatenate([joined, discs[alone]])
     return shapely.multipolygons(polygons[~shapely.is_empty(polygons)])
 
@@ -335,5 +345,3 @@ def _place_number(items: Sequence[Feature], places: dict[int, int], feature: Fea
         if item == feature:
             return places[id(item)]
     raise ValueError(f"not a feature of this map: {feature.name!r}")
-
-
