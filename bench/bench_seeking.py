@@ -271,7 +271,7 @@ def _run(index: MapIndex, mix: str, hider: Station, clues: list[Clue], floor: fl
             (True, "stations + area read after each"),
         ):
             _forget_answers()
-            steps, cpus = _steps(index, clues, basis, read)
+            steps, cpus, sizes = _steps(index, clues, basis, read)
             p50, p99 = statistics.median(steps), float(np.percentile(steps, 99))
             print(
                 f"{tag} per answer, {what}: p50 {p50 * 1e3:6.2f} ms, p99 {p99 * 1e3:7.2f} ms,"
@@ -279,6 +279,8 @@ def _run(index: MapIndex, mix: str, hider: Station, clues: list[Clue], floor: fl
                 f" ms, p99 {float(np.percentile(cpus, 99)) * 1e3:.2f} ms; "
                 f"{p50 / floor:,.0f} x / {p99 / floor:,.0f} x Geod.inv)"
             )
+            if read:
+                _over(tag, clues, steps, sizes)
             kinds: dict[str, list[float]] = {}
             for clue, took in zip(clues, steps, strict=True):
                 kinds.setdefault(_label(clue), []).append(took)
@@ -314,11 +316,12 @@ def _timed(func: object, repeat: int) -> float:
 
 def _steps(
     index: MapIndex, clues: list[Clue], basis: HiderPosition, read: bool
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[tuple[int, float]]]:
     """Each answer's ``with_clue`` (and, with ``read``, reading the area after it, as a
-    picture after each answer does): wall and CPU times."""
+    picture after each answer does): wall and CPU times; with ``read``, each area's
+    vertices and the floor under any exact drawing of it (untimed, see :func:`_floor`)."""
     view = seeker_map(index, [], ZONE_M, basis)
-    times, cpus = [], []
+    times, cpus, sizes = [], [], []
     for clue in clues:
         # Once each: a second call would find its band or cell kept.
         start, cpu = time.perf_counter(), time.process_time()
@@ -327,7 +330,28 @@ def _steps(
             _ = view.remaining
         times.append(time.perf_counter() - start)
         cpus.append(time.process_time() - cpu)
-    return times, cpus
+        if read:
+            sizes.append(_floor(view.remaining))
+    return times, cpus, sizes
+
+
+def _floor(area: shapely.Geometry) -> tuple[int, float]:
+    """The area's vertices, and a floor under any exact drawing of it: building the
+    finished geometry from its own bytes, which no overlay producing it can beat (best of
+    3; an overlay also finds every one of those vertices)."""
+    wkb = shapely.to_wkb(area)
+    best = min(_timed(lambda: shapely.from_wkb(wkb), 1) for _ in range(3))
+    return len(shapely.get_coordinates(area)), best
+
+
+def _over(tag: str, clues: list[Clue], steps: list[float], sizes: list[tuple[int, float]]) -> None:
+    """The answers whose area read took over 20 ms, each beside its floor."""
+    for clue, took, (vertices, floor) in zip(clues, steps, sizes, strict=True):
+        if took > 0.020:
+            print(
+                f"{tag}   over 20 ms: #{clue.ref:2d} {_label(clue):28s} {took * 1e3:8.1f} ms,"
+                f" area {vertices:8,} vertices, floor {floor * 1e3:6.2f} ms"
+            )
 
 
 def _exactness(
