@@ -189,7 +189,7 @@ class Maps:
         ends = whole.street_ends() if whole is not None else ()
         built = None
         if whole is not None and ends:
-            built = MapIndex(with_stations(whole.pack, [end.as_station() for end in ends]))
+            built = whole.with_stations([end.as_station() for end in ends])
         with self._lock:
             self._touch(name)
             return self._ends.setdefault(name, built)

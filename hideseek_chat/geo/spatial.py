@@ -14,6 +14,7 @@ contains the query point is at distance 0.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Generic, TypeVar
@@ -214,6 +215,19 @@ class MapIndex:
     @cached_property
     def _termini_by_id(self) -> dict[str, Terminus]:
         return {t.id: t for t in self._termini.items}
+
+    def with_stations(self, stations: Sequence[Station]) -> MapIndex:
+        """An index of this pack with ``stations`` in place of its own (a car game's street
+        ends). It shares this one's projection and the features' lookups (their projected
+        shapes and trees, the street termini): a second copy of a big map's would only
+        cost memory and the time to build it again."""
+        twin = MapIndex.__new__(MapIndex)
+        twin.pack = replace(self.pack, stations=tuple(stations))
+        twin.projection = self.projection
+        twin._layers = self._layers
+        twin._boundary = self._boundary
+        twin.__dict__["_termini"] = self._termini
+        return twin
 
     def has_street_termini(self) -> bool:
         """Say whether the map has streets to centre a car or on-foot zone on."""

@@ -112,6 +112,16 @@ def test_the_street_ends_index_is_built_once_per_map_and_forgotten_with_it(
         for station in ends.pack.stations:
             nearest = whole.nearest_terminus(station.lat, station.lon)
             assert nearest is not None and nearest.item.id == station.id
+        # The features' lookups are the whole map's, not a second copy of them.
+        ends.nearest("road", *SEEKERS_START)
+        assert ends._layers is whole._layers and "road" in whole._layers
+        assert ends._termini is whole._termini
+        assert ends.projection is whole.projection
+        hit = whole.nearest_station(*SEEKERS_START)
+        assert hit is not None and hit.item in whole.pack.stations  # each its own stations
+        own = ends.nearest_station(*SEEKERS_START)
+        assert own is not None and own.item in ends.pack.stations
+        assert own.item not in whole.pack.stations
         maps.forget("stillwater")
         assert maps.street_ends(uow, "stillwater") is not ends
         assert maps.street_ends(uow, "no-such-map") is None
