@@ -411,10 +411,13 @@ def _cut(area: BaseGeometry, keep: BaseGeometry) -> BaseGeometry:
     # ``keep`` is small beside the area.
     if len(parts) < _PARTS_APART or other * _PARTS_APART > size:
         return _polygonal(shapely.intersection(area, keep))
-    shapely.prepare(keep)
+    # Prepared for the many boxes: a copy, as ``keep`` may be a kept region other threads
+    # read (preparing changes a geometry in place and keeps its index alive with it).
+    prepared = shapely.from_wkb(shapely.to_wkb(keep))
+    shapely.prepare(prepared)
     boxes = shapely.box(*shapely.bounds(parts).T)
-    inside = shapely.contains(keep, boxes)
-    crossing = ~inside & shapely.intersects(keep, boxes)
+    inside = shapely.contains(prepared, boxes)
+    crossing = ~inside & shapely.intersects(prepared, boxes)
     pieces = shapely.get_parts(shapely.intersection(parts[crossing], keep))
     polygons = np.concatenate([parts[inside], pieces[shapely.get_type_id(pieces) == 3]])
     polygons = polygons[~shapely.is_empty(polygons)]
