@@ -342,6 +342,11 @@ def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None
         clues.append(clue)
         view = with_clue(index, view, clue)
         assert station in view.candidates, clue
+        # Read after each answer, as a picture after each answer does: cut from the area
+        # read before (compared with the one drawn from scratch below).
+        area = view.remaining
+        if basis == HiderPosition.STATION or not moves:
+            assert _kept(area, at if basis == HiderPosition.STATION else still), clue
         applied = view.applied[-1] if view.applied and view.applied[-1].ref == ref else None
         if applied is not None and applied.keep is not None:
             assert _kept(applied.keep, at), clue
