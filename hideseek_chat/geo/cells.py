@@ -112,11 +112,12 @@ def distance_band(
     features within reach of it are drawn, which is far cheaper late in a game.
     """
     reach = _within_reach(index, kind, distance_m, bounds)
-    key = None if reach is None else np.packbits(reach).tobytes()
+    # The box is in the key too: the band is clipped to it, so one drawn for a smaller box
+    # with the same features in reach lacks what lies outside that box.
     return kept(
         _BANDS,
         index,
-        ("band", kind, float(distance_m), key),
+        ("band", kind, float(distance_m), bounds),
         lambda: _band(index, kind, distance_m, reach, bounds),
     )
 

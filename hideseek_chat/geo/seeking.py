@@ -406,7 +406,8 @@ def _cut(area: BaseGeometry, keep: BaseGeometry) -> BaseGeometry:
     if other > size * _PARTS_APART:
         area, keep = keep, area  # the same intersection: cut the larger one's parts
         size, other = other, size
-    parts = shapely.get_parts(area)
+    parts = shapely.get_parts(shapely.get_parts(area))  # a collection may hold multis
+    parts = parts[shapely.get_type_id(parts) == 3]  # and stray lines: polygons only
     # Each crossing part is overlaid with the whole of ``keep``: worth it only when
     # ``keep`` is small beside the area.
     if len(parts) < _PARTS_APART or other * _PARTS_APART > size:
@@ -418,7 +419,7 @@ def _cut(area: BaseGeometry, keep: BaseGeometry) -> BaseGeometry:
     boxes = shapely.box(*shapely.bounds(parts).T)
     inside = shapely.contains(prepared, boxes)
     crossing = ~inside & shapely.intersects(prepared, boxes)
-    pieces = shapely.get_parts(shapely.intersection(parts[crossing], keep))
+    pieces = shapely.get_parts(shapely.get_parts(shapely.intersection(parts[crossing], keep)))
     polygons = np.concatenate([parts[inside], pieces[shapely.get_type_id(pieces) == 3]])
     polygons = polygons[~shapely.is_empty(polygons)]
     return shapely.multipolygons(polygons) if len(polygons) else MultiPolygon()

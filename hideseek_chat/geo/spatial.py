@@ -221,8 +221,21 @@ class MapIndex:
         ends). It shares this one's projection and the features' lookups (their projected
         shapes and trees, the street termini): a second copy of a big map's would only
         cost memory and the time to build it again."""
+        pack = self.pack
         twin = MapIndex.__new__(MapIndex)
-        twin.pack = replace(self.pack, stations=tuple(stations))
+        # A new pack, not ``replace``: that would hand it this pack's lookup dicts, and the
+        # street ends would join this pack's stations by id.
+        twin.pack = MapPack(
+            name=pack.name,
+            boundary=pack.boundary,
+            stations=tuple(stations),
+            features=pack.features,
+            kinds=pack.kinds,
+            routes=pack.routes,
+            title=pack.title,
+            attribution=pack.attribution,
+            country=pack.country,
+        )
         twin.projection = self.projection
         twin._layers = self._layers
         twin._boundary = self._boundary

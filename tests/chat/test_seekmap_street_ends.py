@@ -122,6 +122,11 @@ def test_the_street_ends_index_is_built_once_per_map_and_forgotten_with_it(
         own = ends.nearest_station(*SEEKERS_START)
         assert own is not None and own.item in ends.pack.stations
         assert own.item not in whole.pack.stations
+        # Each pack looks up its own stations by id only (the whole map's is shared by
+        # every game on it: a street end must not become one of its stations).
+        assert not whole.pack.has_station(own.item.id)
+        assert not ends.pack.has_station(hit.item.id)
+        assert len(whole.pack._stations_by_id) == len(whole.pack.stations)
         maps.forget("stillwater")
         assert maps.street_ends(uow, "stillwater") is not ends
         assert maps.street_ends(uow, "no-such-map") is None

@@ -474,6 +474,20 @@ def test_distance_band_of_nothing_is_empty(stillwater: MapIndex) -> None:
     )
 
 
+def test_a_band_drawn_for_a_small_box_is_not_reused_for_a_larger_one() -> None:
+    # Every school is within reach of both boxes, but the band drawn for the small one is
+    # clipped near it: asked again for the whole map (another round, another group on the
+    # same map, a void answer redrawn from scratch), it must hold the whole band.
+    index, fresh = MapIndex(load_map_pack("stillwater")), MapIndex(load_map_pack("stillwater"))
+    small = (-97.08, 36.11, -97.06, 36.13)
+    whole = index.pack.boundary.bounds
+    distance_band(index, "school", 9000.0, small)
+    again = distance_band(index, "school", 9000.0, whole)
+    truth = distance_band(fresh, "school", 9000.0, whole)
+    assert truth.difference(again).area < 1e-12
+    assert again.difference(truth).area < 1e-12
+
+
 # ------------------------------------------------------------------ division_of
 
 

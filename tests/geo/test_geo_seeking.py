@@ -625,3 +625,16 @@ def test_an_area_of_many_parts_is_cut_part_by_part_exactly(seed: int, swap: bool
     assert shapely.get_num_geometries(cut) == shapely.get_num_geometries(
         seeking._polygonal(plain)
     )
+
+
+def test_cutting_a_collection_keeps_its_polygons_only() -> None:
+    # What an overlay leaves can hold stray lines beside its polygons (a division cut to
+    # the map, a tentacle's cell cut to its disc): only the polygons count.
+    polygons = [shapely.Point(3 * i, 0).buffer(1, quad_segs=64) for i in range(20)]
+    region = shapely.GeometryCollection(
+        [*polygons, shapely.LineString([(0, 5), (60, 5.5)]), shapely.MultiPolygon(polygons[:0])]
+    )
+    area = shapely.box(-5, -5, 70, 10)
+    for cut in (seeking._cut(area, region), seeking._cut(region, area)):
+        assert cut.is_valid and cut.geom_type == "MultiPolygon"
+        assert abs(cut.area - shapely.union_all(polygons).area) < 1e-9
