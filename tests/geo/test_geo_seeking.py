@@ -323,10 +323,12 @@ def _kept(area: shapely.Geometry, at: tuple[float, float]) -> bool:
     return distance_m(lat1, lon1, lat2, lon2) <= DRAWN_WITHIN_M
 
 
-def _play(index: MapIndex, seed: int, basis: HiderPosition, moves: bool) -> None:
+def _play(
+    index: MapIndex, seed: int, basis: HiderPosition, moves: bool, kinds: list[str] | None = None
+) -> None:
     rng = random.Random(seed)
     station = rng.choice(index.pack.stations)
-    kinds = _kinds(index)
+    kinds = kinds or _kinds(index)
     view = seeker_map(index, [], ZONE_M, basis)
     still = _position_in_zone(index, station, rng)
     clues: list[Clue] = []
@@ -544,6 +546,18 @@ _PLACE_KINDS = [
     "measuring:airport", "measuring:coastline", "matching:airport", "matching:park",
     "tentacle:museum",
 ]
+
+
+@settings(max_examples=max(1, SEEK_GAMES // 4), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), basis=st.sampled_from(HiderPosition),
+       moves=st.booleans())
+def test_truthful_games_with_bands_and_cells_on_a_country_never_lose_the_hider(
+    country_places: MapIndex, seed: int, basis: HiderPosition, moves: bool
+) -> None:
+    # Bands of hundreds of stations' discs leave areas of many parts: reading the area
+    # after each answer cuts them part by part (``seeking._cut``).
+    _play(country_places, seed, basis, moves, _PLACE_KINDS)
 
 
 def _thin(area: shapely.Geometry) -> bool:
