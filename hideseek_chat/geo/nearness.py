@@ -85,7 +85,7 @@ def _per_station(
     """A per-station value kept per index (it belongs to the map alone), computed for the
     rows asked for the first time (``missing`` marks the others; NaN for floats)."""
     count = len(station_table(index).lats)
-    store = kept(PARTS, index, key, lambda: np.full(count, missing))
+    store = kept(PARTS, index, key, lambda: np.full(count, missing), stations=True)
     values = store[rows]
     need = rows[np.isnan(values) if math.isnan(missing) else values == missing]
     if len(need):

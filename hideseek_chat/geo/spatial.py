@@ -183,6 +183,10 @@ class MapIndex:
         self.pack = pack
         self.projection = projection_for(pack)
         self._layers: dict[str, _Layer[Feature]] = {}
+        #: the index whose feature lookups (and what geo builds from the features alone:
+        #: Voronoi diagrams, bands) this one uses: itself, or the one it was made from
+        #: by ``with_stations``
+        self.features_index: MapIndex = self
         self._boundary = self.projection.geometry(pack.boundary)
         shapely.prepare(self._boundary)
 
@@ -218,9 +222,10 @@ class MapIndex:
 
     def with_stations(self, stations: Sequence[Station]) -> MapIndex:
         """An index of this pack with ``stations`` in place of its own (a car game's street
-        ends). It shares this one's projection and the features' lookups (their projected
-        shapes and trees, the street termini): a second copy of a big map's would only
-        cost memory and the time to build it again."""
+        ends). It shares this one's projection, the features' lookups (their projected
+        shapes and trees, the street termini) and what geo builds from the features alone
+        (``features_index``: Voronoi diagrams, bands): a second copy of a big map's would
+        only cost memory and the time to build it again."""
         pack = self.pack
         twin = MapIndex.__new__(MapIndex)
         # A new pack, not ``replace``: that would hand it this pack's lookup dicts, and the
@@ -238,6 +243,7 @@ class MapIndex:
         )
         twin.projection = self.projection
         twin._layers = self._layers
+        twin.features_index = self.features_index
         twin._boundary = self._boundary
         twin.__dict__["_termini"] = self._termini
         return twin

@@ -94,15 +94,28 @@ PARTS = Kept(4 * DIAGRAMS_KEPT)  # per index: the boundary with a margin, places
 _T = TypeVar("_T")
 
 
-def kept(store: Kept, index: MapIndex, key: tuple[Hashable, ...], build: Callable[[], _T]) -> _T:
-    """What ``store`` keeps for this index and key, built and kept when missing. Entries
-    hold their index, so an index that is gone never lends its id to a new one's entries."""
-    full_key = (id(index), *key)
+def kept(
+    store: Kept,
+    index: MapIndex,
+    key: tuple[Hashable, ...],
+    build: Callable[[], _T],
+    *,
+    stations: bool = False,
+) -> _T:
+    """What ``store`` keeps for this index and key, built and kept when missing.
+
+    What is built from the map's features and boundary belongs to ``features_index``: an
+    index of the same map with other stations (``MapIndex.with_stations``, a car game's
+    street ends) shares it. With ``stations`` the value depends on the index's stations
+    too and is the index's own. Entries hold their index, so an index that is gone never
+    lends its id to a new one's entries."""
+    owner = index if stations else index.features_index
+    full_key = (id(owner), *key)
     found = store.get(full_key)
-    if isinstance(found, tuple) and found[0] is index:
+    if isinstance(found, tuple) and found[0] is owner:
         return found[1]  # type: ignore[no-any-return]
     value = build()
-    store.put(full_key, (index, value))
+    store.put(full_key, (owner, value))
     return value
 
 
@@ -232,7 +245,7 @@ def diagram_for(
     """The diagram kept for this index and key, built from ``rows()`` (projected
     geometries and their labels) when not kept."""
     store = AMONG if key[0] == "among" else DIAGRAMS
-    return kept(store, index, key, lambda: Diagram(index, *rows()))
+    return kept(store, index, key, lambda: Diagram(index.features_index, *rows()))
 
 
 def kind_diagram(index: MapIndex, kind: str) -> Diagram:

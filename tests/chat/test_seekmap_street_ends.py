@@ -10,15 +10,19 @@ would tell the seekers about places the hider cannot be centred on.
 from __future__ import annotations
 
 import json
+import math
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
 from hideseek_chat.chat import seekmap
 from hideseek_chat.chat.maps import Maps
 from hideseek_chat.console.table import Table
-from hideseek_chat.geo import MapIndex, load_map_pack
+from hideseek_chat.geo import MapIndex, load_map_pack, nearness
+from hideseek_chat.geo.cells import distance_band
 from hideseek_chat.geo.termini import Terminus, counted_name
+from hideseek_chat.geo.voronoi import kind_diagram
 from hideseek_chat.store import UnitOfWorkFactory
 from tests.chat.play import HIDER_SPOT, SEEKERS_START, begin, new_table, state_of
 from tests.chat.test_seekmap import PICTURES, answer, pictures, seeking
@@ -127,6 +131,15 @@ def test_the_street_ends_index_is_built_once_per_map_and_forgotten_with_it(
         assert not whole.pack.has_station(own.item.id)
         assert not ends.pack.has_station(hit.item.id)
         assert len(whole.pack._stations_by_id) == len(whole.pack.stations)
+        # What is built from the features alone is built once for both; what depends on
+        # the stations (each one's distance to the nearest school) is each index's own.
+        assert ends.features_index is whole
+        assert kind_diagram(ends, "school") is kind_diagram(whole, "school")
+        assert distance_band(ends, "school", 500.0) is distance_band(whole, "school", 500.0)
+        rows = np.arange(3)
+        mine = nearness._per_station(ends, ("t",), rows, math.nan, lambda n: n * 1.0)
+        theirs = nearness._per_station(whole, ("t",), rows, math.nan, lambda n: n * 2.0)
+        assert list(mine) == [0.0, 1.0, 2.0] and list(theirs) == [0.0, 2.0, 4.0]
         maps.forget("stillwater")
         assert maps.street_ends(uow, "stillwater") is not ends
         assert maps.street_ends(uow, "no-such-map") is None
