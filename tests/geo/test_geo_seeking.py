@@ -367,7 +367,7 @@ def _play(
 
 
 #: Truthful games per run, on Stillwater and on the country each. CI plays a few dozen,
-#: new ones every run; ``HIDESEEK_SEEK_GAMES=2000`` plays thousands (about 2.5 minutes).
+#: new ones every run; ``HIDESEEK_SEEK_GAMES=2000`` plays thousands (about 6 minutes).
 SEEK_GAMES = int(os.environ.get("HIDESEEK_SEEK_GAMES", "40"))
 
 GAMES = settings(max_examples=SEEK_GAMES, deadline=None,
