@@ -366,7 +366,8 @@ def _play(
     }
 
 
-#: Truthful games per run, on Stillwater and on the country each. CI plays a few dozen,
+#: Truthful games per run, on Stillwater and on the country each (a quarter of it on the
+#: country with places, whose games cost more). CI plays a few dozen,
 #: new ones every run; ``HIDESEEK_SEEK_GAMES=2000`` plays thousands (about 6 minutes).
 SEEK_GAMES = int(os.environ.get("HIDESEEK_SEEK_GAMES", "40"))
 
