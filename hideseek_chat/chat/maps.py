@@ -6,14 +6,13 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from hideseek_chat import geo
 from hideseek_chat.chat.errors import ChatError
-from hideseek_chat.geo import MapIndex, MapPack, Station
+from hideseek_chat.geo import MapIndex, MapPack
 from hideseek_chat.geo.mappack import BOUNDARY_KIND, PACK_FORMAT, PACK_KEY, STATION_KIND
 from hideseek_chat.store import FeatureData, MapPackData, StationData, UnitOfWork
 
@@ -240,22 +239,7 @@ def map_facts(uow: UnitOfWork, maps: Maps, chat: str) -> dict[str, Any]:
 
 def without_stations(pack: MapPack, dropped: frozenset[str]) -> MapPack:
     """``pack`` without the stations whose ids are in ``dropped``."""
-    return with_stations(pack, [s for s in pack.stations if s.id not in dropped])
-
-
-def with_stations(pack: MapPack, stations: Sequence[Station]) -> MapPack:
-    """``pack`` with ``stations`` in place of its own."""
-    return MapPack(
-        name=pack.name,
-        boundary=pack.boundary,
-        stations=tuple(stations),
-        features=pack.features,
-        kinds=pack.kinds,
-        routes=pack.routes,
-        title=pack.title,
-        attribution=pack.attribution,
-        country=pack.country,
-    )
+    return pack.with_stations([s for s in pack.stations if s.id not in dropped])
 
 
 def use_map(uow: UnitOfWork, maps: Maps, chat: str, name: str, now: datetime) -> None:

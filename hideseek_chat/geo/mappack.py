@@ -16,7 +16,7 @@ not know" (no automatic answer).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,6 +110,21 @@ class MapPack:
 
     def has_station(self, station_id: str) -> bool:
         return station_id in self._stations_by_id
+
+    def with_stations(self, stations: Sequence[Station]) -> MapPack:
+        """This pack with ``stations`` in place of its own (a new pack with its own lookups:
+        ``dataclasses.replace`` would share this one's dicts)."""
+        return MapPack(
+            name=self.name,
+            boundary=self.boundary,
+            stations=tuple(stations),
+            features=self.features,
+            kinds=self.kinds,
+            routes=self.routes,
+            title=self.title,
+            attribution=self.attribution,
+            country=self.country,
+        )
 
 
 def geometry_from_geojson(data: Mapping[str, Any]) -> BaseGeometry:

@@ -226,21 +226,8 @@ class MapIndex:
         shapes and trees, the street termini) and what geo builds from the features alone
         (``features_index``: Voronoi diagrams, bands): a second copy of a big map's would
         only cost memory and the time to build it again."""
-        pack = self.pack
         twin = MapIndex.__new__(MapIndex)
-        # A new pack, not ``replace``: that would hand it this pack's lookup dicts, and the
-        # street ends would join this pack's stations by id.
-        twin.pack = MapPack(
-            name=pack.name,
-            boundary=pack.boundary,
-            stations=tuple(stations),
-            features=pack.features,
-            kinds=pack.kinds,
-            routes=pack.routes,
-            title=pack.title,
-            attribution=pack.attribution,
-            country=pack.country,
-        )
+        twin.pack = self.pack.with_stations(stations)
         twin.projection = self.projection
         twin._layers = self._layers
         twin.features_index = self.features_index

@@ -235,7 +235,6 @@ def test_lines_near_lists_the_nearest_stops_lines_first(stillwater: MapIndex) ->
 def test_a_line_spelt_with_odd_spacing_still_matches_its_stations(stillwater: MapIndex) -> None:
     """The map may spell a line with two spaces; the question keeps one. Both must be the
     same line, or a truthful yes would remove the hider's station."""
-    from hideseek_chat.chat.maps import with_stations
     from hideseek_chat.rules.questions import _line
 
     spaced = "Orange  Express"
@@ -243,7 +242,7 @@ def test_a_line_spelt_with_odd_spacing_still_matches_its_stations(stillwater: Ma
         replace(s, routes=(*s.routes, spaced)) if s.name == "Gallagher-Iba" else s
         for s in stillwater.pack.stations
     ]
-    index = MapIndex(with_stations(stillwater.pack, stations))
+    index = MapIndex(stillwater.pack.with_stations(stations))
     kept = _line(spaced)
     assert kept == "Orange Express"
     hiders = next(s for s in index.pack.stations if s.name == "Gallagher-Iba")
