@@ -111,14 +111,15 @@ def distance_band(
     With ``bounds`` (a lon/lat box) the band is exact only inside the box: only the
     features within reach of it are drawn, which is far cheaper late in a game.
     """
-    reach = _within_reach(index, kind, distance_m, bounds)
-    # The box is in the key too: the band is clipped to it, so one drawn for a smaller box
-    # with the same features in reach lacks what lies outside that box.
+    # The box is the key, not the features in reach of it: the band is clipped to the box,
+    # so one drawn for a smaller box with the same features in reach lacks what lies outside.
     return kept(
         _BANDS,
         index,
         ("band", kind, float(distance_m), bounds),
-        lambda: _band(index, kind, distance_m, reach, bounds),
+        lambda: _band(
+            index, kind, distance_m, _within_reach(index, kind, distance_m, bounds), bounds
+        ),
     )
 
 

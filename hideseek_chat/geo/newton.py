@@ -213,6 +213,14 @@ def measure(
     return distance, unit
 
 
+def polygon_parts(geometries: np.ndarray | BaseGeometry) -> np.ndarray:
+    """The non-empty polygons of geometries, each multi-part or collection taken apart (an
+    overlay can leave stray lines and points, and a collection can hold multipolygons)."""
+    parts = shapely.get_parts(shapely.get_parts(geometries))
+    polygons: np.ndarray = parts[(shapely.get_type_id(parts) == 3) & ~shapely.is_empty(parts)]
+    return polygons
+
+
 def polygonal(geometry: BaseGeometry) -> BaseGeometry:
     """The polygons of a geometry (an overlay can leave stray lines and points)."""
     if geometry.geom_type in ("Polygon", "MultiPolygon"):

@@ -22,6 +22,7 @@ from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.answers import DIVISION_SUBJECTS
 from hideseek_chat.geo.mappack import Station
+from hideseek_chat.geo.newton import polygon_parts
 from hideseek_chat.geo.pins import Pin
 from hideseek_chat.geo.regions import Region, clue_region, covers_lonlat
 from hideseek_chat.geo.spatial import MapIndex
@@ -406,8 +407,7 @@ def _cut(area: BaseGeometry, keep: BaseGeometry) -> BaseGeometry:
     if other > size * _PARTS_APART:
         area, keep = keep, area  # the same intersection: cut the larger one's parts
         size, other = other, size
-    parts = shapely.get_parts(shapely.get_parts(area))  # a collection may hold multis
-    parts = parts[shapely.get_type_id(parts) == 3]  # and stray lines: polygons only
+    parts = polygon_parts(area)
     # Each crossing part is overlaid with the whole of ``keep``: worth it only when
     # ``keep`` is small beside the area.
     if len(parts) < _PARTS_APART or other * _PARTS_APART > size:
@@ -419,9 +419,8 @@ def _cut(area: BaseGeometry, keep: BaseGeometry) -> BaseGeometry:
     boxes = shapely.box(*shapely.bounds(parts).T)
     inside = shapely.contains(prepared, boxes)
     crossing = ~inside & shapely.intersects(prepared, boxes)
-    pieces = shapely.get_parts(shapely.get_parts(shapely.intersection(parts[crossing], keep)))
-    polygons = np.concatenate([parts[inside], pieces[shapely.get_type_id(pieces) == 3]])
-    polygons = polygons[~shapely.is_empty(polygons)]
+    pieces = polygon_parts(shapely.intersection(parts[crossing], keep))
+    polygons = np.concatenate([parts[inside], pieces])
     return shapely.multipolygons(polygons) if len(polygons) else MultiPolygon()
 
 

@@ -41,7 +41,7 @@ from shapely.geometry import Polygon, box
 from shapely.geometry.base import BaseGeometry
 
 from hideseek_chat.geo.bisectors import refine
-from hideseek_chat.geo.newton import polygonal
+from hideseek_chat.geo.newton import polygon_parts, polygonal
 from hideseek_chat.geo.spatial import MapIndex
 
 #: Lines and polygon outlines are sampled this often (projected metres).
@@ -290,8 +290,7 @@ def to_map(
     out = ~shapely.contains(boundary, lonlat)
     lonlat[out] = shapely.intersection(lonlat[out], boundary)
     # Overlays can leave stray lines and points beside the polygons: only polygons stay.
-    polygons = shapely.get_parts(shapely.get_parts(lonlat))  # a collection may hold multis
-    polygons = polygons[(shapely.get_type_id(polygons) == 3) & ~shapely.is_empty(polygons)]
+    polygons = polygon_parts(lonlat)
     if len(polygons) == 1:
         return polygons[0]  # type: ignore[no-any-return]
     return shapely.multipolygons(polygons) if len(polygons) else Polygon()
